@@ -1,0 +1,53 @@
+# vaultmem — every target works as the first command on a fresh clone.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+CORPORA ?= ../shared/corpora
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: install demo test test-fast check lint format typecheck bench eval clean
+
+$(STAMP): pyproject.toml constraints.txt
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	# constraints.txt pins torch to the CPU build on these machines (no CUDA downloads)
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[embeddings,dev]'
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+demo: install
+	$(BIN)/python scripts/demo.py
+
+test: install
+	$(BIN)/pytest -q
+
+test-fast: install
+	$(BIN)/pytest -q -m "not slow"
+
+lint: install
+	$(BIN)/ruff check vaultmem tests scripts
+
+format: install
+	$(BIN)/ruff format vaultmem tests scripts
+
+typecheck: install
+	$(BIN)/mypy vaultmem
+
+check: install
+	$(BIN)/ruff check vaultmem tests scripts
+	$(BIN)/ruff format --check vaultmem tests scripts
+	$(BIN)/mypy vaultmem
+	$(BIN)/pytest -q
+
+bench: install
+	$(BIN)/python scripts/bench.py --corpora $(CORPORA) --out docs/BENCHMARKS.md
+
+eval: install
+	$(BIN)/python scripts/eval.py --corpora $(CORPORA) --out docs/BENCHMARKS.md
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

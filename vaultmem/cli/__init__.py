@@ -1,0 +1,1 @@
+"""The command line: thin commands that parse flags, call one service and render."""

@@ -1,0 +1,102 @@
+"""`capture`, `inbox list|promote` and `write`: getting raw memory into the vault."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from vaultmem.cli.common import GhostOpt, JsonOpt, VaultOpt, json_mode, open_app, read_file_arg
+from vaultmem.cli.output import emit
+
+
+def _render_path(con: Any, data: dict[str, Any]) -> None:
+    con.print(f"[bold]{data['path']}[/]  (id {data['id']})")
+
+
+def _render_inbox(con: Any, data: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    if not data["captures"]:
+        con.print("Inbox is empty.")
+        return
+    table = Table("id", "created", "title", "path", box=None)
+    for c in data["captures"]:
+        table.add_row(c["id"], c["created"] or "", c["title"], c["path"])
+    con.print(table)
+
+
+def _render_writes(con: Any, data: dict[str, Any]) -> None:
+    for w in data["written"]:
+        con.print(f"[green]wrote[/] #{w['index']} {w['path']}")
+    for d in data["duplicates"]:
+        con.print(f"[yellow]duplicate[/] #{d['index']} of {d['path']}")
+    for r in data["rejected"]:
+        con.print(f"[red]rejected[/] #{r['index']}: {r['reason']}")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("capture")
+    def capture(
+        ctx: typer.Context,
+        text: Annotated[str | None, typer.Argument(help="Text to capture; '-' or nothing reads stdin.")] = None,
+        scope: Annotated[str, typer.Option("--scope", help="private (your inbox) or shared (inbox/shared).")] = "private",
+        tag: Annotated[list[str] | None, typer.Option("--tag", help="Tag (repeatable).")] = None,
+        source: Annotated[str | None, typer.Option("--source", help="Where it came from.")] = None,
+        vault: VaultOpt = None,
+        ghost: GhostOpt = None,
+        json_: JsonOpt = False,
+    ) -> None:
+        """Store raw text in the inbox for later curation (memory_capture)."""
+        from vaultmem.services.capture import capture as do_capture
+
+        app_ = open_app(ctx, vault, ghost)
+        body = read_file_arg("-", "stdin") if text in (None, "-") else text
+        emit(do_capture(app_, body or "", scope, tag or [], source), json_mode(ctx, json_), _render_path)
+
+    inbox_app = typer.Typer(help="Curate captures into structured notes.", no_args_is_help=True)
+    app.add_typer(inbox_app, name="inbox")
+
+    @inbox_app.command("list")
+    def inbox_list(ctx: typer.Context, vault: VaultOpt = None, ghost: GhostOpt = None, json_: JsonOpt = False) -> None:
+        """List the captures you can see: your inbox and the shared one."""
+        from vaultmem.services.capture import list_inbox
+
+        emit(list_inbox(open_app(ctx, vault, ghost)), json_mode(ctx, json_), _render_inbox)
+
+    @inbox_app.command("promote")
+    def inbox_promote(
+        ctx: typer.Context,
+        ref: Annotated[str, typer.Argument(help="Capture id or path.")],
+        title: Annotated[str, typer.Option("--title", help="Title of the new note.")],
+        type_: Annotated[str, typer.Option("--type", help="Type of the new note.")],
+        scope: Annotated[str, typer.Option("--scope", help="shared | private | diary | project")],
+        project: Annotated[str | None, typer.Option("--project", help="Project (scope project).")] = None,
+        parent: Annotated[str | None, typer.Option("--parent", help="Parent note: id or title.")] = None,
+        vault: VaultOpt = None,
+        ghost: GhostOpt = None,
+        json_: JsonOpt = False,
+    ) -> None:
+        """Turn a capture into a structured note and remove it from the inbox."""
+        from vaultmem.services.capture import promote
+
+        result = promote(open_app(ctx, vault, ghost), ref, title, type_, scope, project, parent)
+        emit(result, json_mode(ctx, json_), _render_path)
+
+    @app.command("write")
+    def write(
+        ctx: typer.Context,
+        file: Annotated[str, typer.Argument(help="JSON file with a memory_writes array; '-' reads stdin.")] = "-",
+        scope: Annotated[str, typer.Option("--scope", help="Where semantic memories go: private or shared.")] = "private",
+        vault: VaultOpt = None,
+        ghost: GhostOpt = None,
+        json_: JsonOpt = False,
+    ) -> None:
+        """Ingest tool `memory_writes` (episodic, semantic, conversation) as notes."""
+        from vaultmem.errors import InvalidInput
+        from vaultmem.services.writes import ingest, parse_writes
+
+        if scope not in ("private", "shared"):
+            raise InvalidInput(f"--scope must be private or shared, not {scope!r}")
+        items = parse_writes(read_file_arg(file, "memory writes"))
+        emit(ingest(open_app(ctx, vault, ghost), items, shared=scope == "shared"), json_mode(ctx, json_), _render_writes)

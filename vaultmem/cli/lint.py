@@ -1,0 +1,41 @@
+"""`lint [--fix]`: vault consistency for review and CI (exit 1 when errors are found)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from vaultmem.cli.common import GhostOpt, JsonOpt, VaultOpt, json_mode, open_app
+from vaultmem.cli.output import emit
+
+
+def _render(con: Any, data: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    if data["problems"]:
+        table = Table("path", "severity", "code", "message", box=None)
+        for p in data["problems"]:
+            style = "red" if p["severity"] == "error" else "yellow"
+            table.add_row(p["path"], f"[{style}]{p['severity']}[/]", p["code"], p["message"])
+        con.print(table)
+    for fixed in data.get("fixed", []):
+        con.print(f"[green]fixed[/] {fixed['path']}: id {fixed['id']}")
+    con.print(f"{data['checked']} notes checked: {data['errors']} errors, {data['warnings']} warnings")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("lint")
+    def lint(
+        ctx: typer.Context,
+        fix: Annotated[bool, typer.Option("--fix", help="Write missing ids; change nothing else.")] = False,
+        vault: VaultOpt = None,
+        ghost: GhostOpt = None,
+        json_: JsonOpt = False,
+    ) -> int:
+        """Check every note: front matter, scopes, ids, types, ranges, links."""
+        from vaultmem.services.lint import lint_vault
+
+        result = lint_vault(open_app(ctx, vault, None), fix=fix)
+        emit(result, json_mode(ctx, json_), _render)
+        return 1 if result["errors"] else 0

@@ -1,0 +1,212 @@
+"""Vault configuration: flags > VAULTMEM_* environment > vaultmem.toml > defaults.
+
+Only composition roots (services/app.py and the CLI edge) call `load_config`; everything
+else receives the frozen `VaultConfig`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from vaultmem.errors import InvalidInput, VaultNotFound
+
+CONFIG_NAME = "vaultmem.toml"
+STATE_DIR = ".vaultmem"
+GHOST_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+
+DEFAULT_TYPES: tuple[str, ...] = (
+    "note", "fact", "skill", "pattern", "preference", "decision", "observation",
+    "episode", "conversation", "capture", "reference", "topic",
+)  # fmt: skip
+
+# Memory-type groups (seeds 000 and 004): a name an agent asks for, mapped to note types.
+DEFAULT_MEMORY_TYPES: dict[str, tuple[str, ...]] = {
+    "episodic": ("episode", "observation"),
+    "semantic": ("fact", "skill", "pattern", "preference", "decision", "note", "reference"),
+    "procedural": ("skill", "pattern"),
+    "conversation": ("conversation",),
+    "inbox": ("capture",),
+    "reference": ("reference", "topic"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SearchDefaults:
+    max_results: int = 10
+    bm25_weight: float = 1.0
+    embedding_weight: float = 1.0
+    rrf_k: int = 60
+    graph_depth: int = 1
+    trust_bias: float = 0.2
+
+
+@dataclass(frozen=True, slots=True)
+class VaultConfig:
+    ghosts: tuple[str, ...] = ()
+    # project name -> member ghosts; None means open to every ghost
+    projects: Mapping[str, tuple[str, ...] | None] = field(default_factory=dict)
+    types: tuple[str, ...] = DEFAULT_TYPES
+    memory_types: Mapping[str, tuple[str, ...]] = field(
+        default_factory=lambda: dict(DEFAULT_MEMORY_TYPES)
+    )
+    search: SearchDefaults = field(default_factory=SearchDefaults)
+    embedding_backend: str = "auto"
+    embedding_model: str = "all-MiniLM-L6-v2"
+    chroma_mode: str = "embedded"
+    chroma_url: str | None = None
+    warnings: tuple[str, ...] = ()
+
+    def with_overrides(self, **changes: Any) -> VaultConfig:
+        return replace(self, **changes)
+
+
+EMBEDDING_BACKENDS = ("auto", "sentence-transformers", "onnx", "none")
+
+_KNOWN: dict[str, set[str]] = {
+    "vault": {"ghosts", "types"},
+    "projects": set(),  # any project name
+    "memory_types": set(),  # any group name
+    "search": set(SearchDefaults.__dataclass_fields__),
+    "embedding": {"backend", "model"},
+    "chroma": {"mode", "url"},
+}
+
+
+def validate_ghost_name(name: str) -> str:
+    if not GHOST_RE.match(name):
+        raise InvalidInput(
+            f"invalid ghost name {name!r}: use 1-64 of a-z, 0-9, '_' and '-', "
+            "starting with a letter or digit"
+        )
+    return name
+
+
+def find_vault(flag: str | Path | None, cwd: Path | None = None) -> Path:
+    """--vault, else VAULTMEM_VAULT, else the nearest ancestor holding vaultmem.toml."""
+    explicit = flag or os.environ.get("VAULTMEM_VAULT")
+    if explicit:
+        root = Path(explicit).expanduser().resolve()
+        if not (root / CONFIG_NAME).is_file():
+            raise VaultNotFound(f"{root} is not a vaultmem vault (no {CONFIG_NAME}); run `vaultmem init`")
+        return root
+    here = (cwd or Path.cwd()).resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / CONFIG_NAME).is_file():
+            return candidate
+    raise VaultNotFound(
+        f"no vault found: pass --vault, set VAULTMEM_VAULT, or run inside a folder with {CONFIG_NAME}"
+    )
+
+
+def _as_str_tuple(value: Any, where: str, warnings: list[str]) -> tuple[str, ...]:
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    warnings.append(f"{where}: expected a list of strings; ignored")
+    return ()
+
+
+def parse_config(data: Mapping[str, Any]) -> VaultConfig:
+    """Build a VaultConfig from parsed TOML; unknown keys become warnings, not crashes."""
+    warnings: list[str] = []
+    for section, value in data.items():
+        if section not in _KNOWN:
+            warnings.append(f"unknown section [{section}] in {CONFIG_NAME}")
+        elif _KNOWN[section] and isinstance(value, dict):
+            for key in value:
+                if key not in _KNOWN[section]:
+                    warnings.append(f"unknown key {section}.{key} in {CONFIG_NAME}")
+    vault = data.get("vault", {}) or {}
+    ghosts = tuple(
+        g for g in _as_str_tuple(vault.get("ghosts", []), "vault.ghosts", warnings) if GHOST_RE.match(g)
+    )
+    types = _as_str_tuple(vault.get("types", list(DEFAULT_TYPES)), "vault.types", warnings) or DEFAULT_TYPES
+    projects: dict[str, tuple[str, ...] | None] = {}
+    for name, spec in (data.get("projects", {}) or {}).items():
+        members = spec.get("members") if isinstance(spec, dict) else None
+        projects[name] = None if members is None else _as_str_tuple(members, f"projects.{name}.members", warnings)
+    memory_types = dict(DEFAULT_MEMORY_TYPES)
+    for name, group in (data.get("memory_types", {}) or {}).items():
+        memory_types[name] = _as_str_tuple(group, f"memory_types.{name}", warnings)
+    search_data = data.get("search", {}) or {}
+    defaults = SearchDefaults()
+    search_kwargs: dict[str, Any] = {}
+    for key in SearchDefaults.__dataclass_fields__:
+        if key in search_data:
+            default = getattr(defaults, key)
+            try:
+                search_kwargs[key] = type(default)(search_data[key])
+            except (TypeError, ValueError):
+                warnings.append(f"search.{key}: expected a {type(default).__name__}; ignored")
+    embedding = data.get("embedding", {}) or {}
+    backend = str(embedding.get("backend", "auto"))
+    if backend not in EMBEDDING_BACKENDS:
+        warnings.append(f"embedding.backend {backend!r} unknown; using 'auto'")
+        backend = "auto"
+    chroma = data.get("chroma", {}) or {}
+    mode = str(chroma.get("mode", "embedded"))
+    if mode not in ("embedded", "http"):
+        warnings.append(f"chroma.mode {mode!r} unknown; using 'embedded'")
+        mode = "embedded"
+    return VaultConfig(
+        ghosts=ghosts,
+        projects=projects,
+        types=types,
+        memory_types=memory_types,
+        search=SearchDefaults(**search_kwargs),
+        embedding_backend=backend,
+        embedding_model=str(embedding.get("model", "all-MiniLM-L6-v2")),
+        chroma_mode=mode,
+        chroma_url=chroma.get("url"),
+        warnings=tuple(warnings),
+    )
+
+
+def apply_environment(config: VaultConfig, env: Mapping[str, str]) -> VaultConfig:
+    changes: dict[str, Any] = {}
+    if env.get("VAULTMEM_EMBEDDING_BACKEND"):
+        backend = env["VAULTMEM_EMBEDDING_BACKEND"]
+        if backend not in EMBEDDING_BACKENDS:
+            raise InvalidInput(f"VAULTMEM_EMBEDDING_BACKEND={backend!r}: use one of {', '.join(EMBEDDING_BACKENDS)}")
+        changes["embedding_backend"] = backend
+    if env.get("VAULTMEM_EMBEDDING_MODEL"):
+        changes["embedding_model"] = env["VAULTMEM_EMBEDDING_MODEL"]
+    if env.get("VAULTMEM_CHROMA_URL"):
+        changes["chroma_mode"] = "http"
+        changes["chroma_url"] = env["VAULTMEM_CHROMA_URL"]
+    return config.with_overrides(**changes) if changes else config
+
+
+def load_config(root: Path, env: Mapping[str, str] | None = None) -> VaultConfig:
+    path = root / CONFIG_NAME
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise VaultNotFound(f"{root} is not a vaultmem vault (no {CONFIG_NAME})") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"{path}: not valid TOML: {exc}") from None
+    return apply_environment(parse_config(data), os.environ if env is None else env)
+
+
+def add_ghost_to_config_text(text: str, ghost: str) -> str:
+    """Add a ghost to the `ghosts = [...]` list of [vault], keeping comments and layout."""
+    section = re.search(r"(?m)^\[vault\][ \t]*$", text)
+    if section is None:
+        return text.rstrip("\n") + f'\n\n[vault]\nghosts = ["{ghost}"]\n'
+    nxt = re.search(r"(?m)^\[", text[section.end() :])
+    end = section.end() + (nxt.start() if nxt else len(text) - section.end())
+    body = text[section.end() : end]
+    m = re.search(r"(?ms)^ghosts[ \t]*=[ \t]*\[(.*?)\]", body)
+    if m is None:
+        insert = f'\nghosts = ["{ghost}"]'
+        return text[: section.end()] + insert + text[section.end() :]
+    current = tomllib.loads("x = [" + m.group(1) + "]")["x"]
+    names = [*current, ghost]
+    new = "ghosts = [" + ", ".join(f'"{n}"' for n in names) + "]"
+    start = section.end() + m.start()
+    return text[:start] + new + text[section.end() + m.end() :]

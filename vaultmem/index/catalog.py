@@ -1,0 +1,220 @@
+"""The first stage of every reconcile: bring the state db in step with the files.
+
+A pure diff (stat walk against stored rows), then reading only the files whose size or
+mtime changed, then moves paired by id or content hash, then one transaction. Cheap when
+nothing changed: no file is opened and neither chromadb nor a model is imported. `get`
+and `query` run only this stage; `index` and `search` go on to the derived indexes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vaultmem.config import VaultConfig
+from vaultmem.index.resolve import LinkSource, NameEntry, Resolver, compute_edges
+from vaultmem.index.statedb import NoteRecord, StateDB
+from vaultmem.models import Problem
+from vaultmem.vault.layout import FileEntry, classify, inside_vault, walk_notes
+from vaultmem.vault.note import ParsedNote, Unreadable, parse_note
+from vaultmem.vault.schema import check_note
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class StatDiff:
+    changed: list[FileEntry]  # new or different size/mtime: must be read
+    deleted: list[str]  # rows whose file is gone
+    unchanged: int
+
+
+def diff_stats(entries: Iterable[FileEntry], known: Mapping[str, tuple[int, int, str, str]]) -> StatDiff:
+    """Pure: which files need reading, which rows lost their file."""
+    changed: list[FileEntry] = []
+    seen: set[str] = set()
+    unchanged = 0
+    for entry in entries:
+        seen.add(entry.relpath)
+        row = known.get(entry.relpath)
+        if row is not None and row[0] == entry.size and row[1] == entry.mtime_ns:
+            unchanged += 1
+        else:
+            changed.append(entry)
+    deleted = sorted(p for p in known if p not in seen)
+    return StatDiff(changed, deleted, unchanged)
+
+
+def pair_moves(
+    added: Mapping[str, tuple[str | None, bool, str]], deleted: Mapping[str, tuple[str | None, bool, str]]
+) -> list[tuple[str, str]]:
+    """Pure: (old, new) path pairs for files that moved. Values are (id, id_derived, hash).
+
+    A real id wins (the file was moved and maybe edited); otherwise identical content."""
+    pairs: list[tuple[str, str]] = []
+    gone_by_id = {v[0]: p for p, v in deleted.items() if v[0] and not v[1]}
+    gone_by_hash: dict[str, list[str]] = {}
+    for p, v in sorted(deleted.items()):
+        gone_by_hash.setdefault(v[2], []).append(p)
+    used: set[str] = set()
+    for new, (nid, derived, chash) in sorted(added.items()):
+        old = gone_by_id.get(nid) if nid and not derived else None
+        if old is None or old in used:
+            old = next((p for p in gone_by_hash.get(chash, []) if p not in used), None)
+        if old is not None:
+            used.add(old)
+            pairs.append((old, new))
+    return pairs
+
+
+def _unit(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if 0.0 <= value <= 1.0 else None
+
+
+def _text(value: object) -> str | None:
+    return str(value) if isinstance(value, (str, int, float)) and not isinstance(value, bool) and str(value) else None
+
+
+def record_for(parsed: ParsedNote | Unreadable, entry: FileEntry, config: VaultConfig) -> NoteRecord:
+    """Pure: the state db row of one parsed file."""
+    if isinstance(parsed, Unreadable):
+        loc = classify(entry.relpath)
+        return NoteRecord(
+            path=entry.relpath, size=entry.size, mtime_ns=entry.mtime_ns,
+            hash=parsed.content_hash or f"unreadable:{parsed.problem.code}",
+            status="unreadable", scope=loc.scope, owner=loc.owner, project=loc.project, placed=loc.placed,
+            problems=(parsed.problem.to_dict(),),
+        )  # fmt: skip
+    fm = parsed.front_matter
+    problems = [*parsed.problems, *check_note(parsed, config)]
+    return NoteRecord(
+        path=entry.relpath,
+        size=entry.size,
+        mtime_ns=entry.mtime_ns,
+        hash=parsed.content_hash,
+        status="note",
+        id=parsed.id,
+        id_derived=parsed.id_derived,
+        title=parsed.title,
+        type=parsed.type,
+        scope=parsed.scope,
+        owner=parsed.owner,
+        project=parsed.project,
+        placed=parsed.location.placed,
+        parent=parsed.parent,
+        tags=parsed.tags,
+        aliases=parsed.aliases,
+        created=_text(fm.get("created")),
+        updated=_text(fm.get("updated")),
+        expires=_text(fm.get("expires")),
+        trust=_unit(fm.get("trust_score")),
+        confidence=_unit(fm.get("confidence")),
+        importance=_unit(fm.get("importance")),
+        version=parsed.version,
+        links=tuple(link.to_dict() for link in parsed.links),
+        problems=tuple(p.to_dict() for p in problems),
+        extra={"source": _text(fm.get("source")), "body_hash": parsed.body_hash()},
+    )
+
+
+def read_entry(root: Path, entry: FileEntry) -> ParsedNote | Unreadable:
+    """Read and parse one file; symlinks leaving the vault are reported, never followed."""
+    path = root / entry.relpath
+    if entry.symlink and not inside_vault(root, path):
+        return Unreadable(entry.relpath, Problem(entry.relpath, "error", "symlink_outside", "symlink points outside the vault; not followed"))
+    if entry.size < 0:
+        return Unreadable(entry.relpath, Problem(entry.relpath, "error", "unreadable", "broken symlink"))
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(2 * 1024 * 1024 + 1)
+            if len(data) > 2 * 1024 * 1024:
+                size = os.fstat(fh.fileno()).st_size
+                return Unreadable(
+                    entry.relpath,
+                    Problem(entry.relpath, "error", "too_large", f"file is {size} bytes; notes are at most 2 MiB"),
+                )
+    except OSError as exc:
+        return Unreadable(entry.relpath, Problem(entry.relpath, "error", "unreadable", f"cannot read: {exc.strerror}"))
+    return parse_note(entry.relpath, data)
+
+
+def config_signature(config: VaultConfig) -> str:
+    return "types=" + ",".join(config.types)
+
+
+@dataclass(slots=True)
+class CatalogResult:
+    added: int = 0
+    updated: int = 0
+    deleted: int = 0
+    moved: int = 0
+    unchanged: int = 0
+    changed: bool = False
+    moves: list[tuple[str, str]] = field(default_factory=list)
+
+
+def rebuild_edges(db: StateDB) -> None:
+    records = list(db.notes())
+    resolver = Resolver(NameEntry(r.path, r.id or r.path, r.title or "", r.aliases) for r in records)
+    sources = (LinkSource(r.path, r.links, r.parent) for r in records)
+    db.replace_edges(compute_edges(resolver, sources))
+
+
+def catch_up(root: Path, db: StateDB, config: VaultConfig, progress: Progress | None = None) -> CatalogResult:
+    """Bring the state db up to date with the files. Idempotent; one transaction."""
+    known = db.stats()
+    # Problems depend on the config (allowed types); a config change re-checks every file.
+    signature = config_signature(config)
+    recheck = db.get_meta("catalog_signature") != signature
+    if recheck:
+        known = {p: (-1, -1, h, s) for p, (_, _, h, s) in known.items()}
+    diff = diff_stats(walk_notes(root), known)
+    result = CatalogResult(unchanged=diff.unchanged)
+    if not diff.changed and not diff.deleted:
+        return result
+    records: list[NoteRecord] = []
+    quiet: list[NoteRecord] = []  # same content, re-checked against a new config
+    touched: list[FileEntry] = []
+    total = len(diff.changed)
+    for i, entry in enumerate(diff.changed, 1):
+        record = record_for(read_entry(root, entry), entry, config)
+        old = known.get(entry.relpath)
+        if old is not None and old[2] == record.hash:
+            # Only the mtime moved (touch, checkout): nothing to redo.
+            (quiet.append(record) if recheck else touched.append(entry))
+        else:
+            records.append(record)
+        if progress:
+            progress(i, total)
+    result.unchanged += len(touched) + len(quiet)
+    new_paths = {r.path for r in records if r.path not in known}
+    deleted_rows = db.by_paths(diff.deleted)
+    moves = pair_moves(
+        {r.path: (r.id, r.id_derived, r.hash) for r in records if r.path in new_paths},
+        {p: (r.id, r.id_derived, r.hash) for p, r in deleted_rows.items() if r.status == "note"},
+    )
+    result.moves = moves
+    result.moved = len(moves)
+    result.added = len(new_paths) - len(moves)
+    result.updated = len(records) - len(new_paths)
+    result.deleted = len(diff.deleted) - len(moves)
+    db.begin()
+    try:
+        for entry in touched:
+            db.touch(entry.relpath, entry.size, entry.mtime_ns)
+        db.upsert(records)
+        db.upsert(quiet)
+        db.tombstone(diff.deleted)
+        if records or diff.deleted or quiet:
+            rebuild_edges(db)
+        db.set_meta("catalog_signature", signature)
+        db.commit()
+    except BaseException:
+        db.rollback()
+        raise
+    result.changed = bool(records or diff.deleted)
+    return result

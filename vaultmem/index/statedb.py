@@ -1,0 +1,306 @@
+"""The state db: one SQLite file under .vaultmem/ recording what every note file was when
+last read, its parsed metadata and links, and how far each derived index has caught up.
+
+Rows are never the truth: deleting the file loses nothing. Each derived index keeps a
+per-row marker (`ft_hash`, `vec_hash`) of the content it holds, so every index catches up
+on its own and a crash anywhere leaves a state the next run repairs. A deleted file stays
+as a tombstone until every index has dropped it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = "3"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    path TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    hash TEXT NOT NULL,
+    status TEXT NOT NULL,          -- note | unreadable | deleted
+    id TEXT,
+    id_derived INTEGER NOT NULL DEFAULT 0,
+    title TEXT,
+    type TEXT,
+    scope TEXT,
+    owner TEXT,
+    project TEXT,
+    placed INTEGER NOT NULL DEFAULT 1,
+    parent TEXT,
+    tags TEXT NOT NULL DEFAULT '[]',
+    aliases TEXT NOT NULL DEFAULT '[]',
+    created TEXT,
+    updated TEXT,
+    expires TEXT,
+    trust REAL,
+    confidence REAL,
+    importance REAL,
+    version INTEGER NOT NULL DEFAULT 0,
+    links TEXT NOT NULL DEFAULT '[]',
+    problems TEXT NOT NULL DEFAULT '[]',
+    extra TEXT NOT NULL DEFAULT '{}',
+    ft_hash TEXT,                  -- content hash held by the fulltext index, or NULL
+    vec_hash TEXT                  -- content hash held by the vector index, or NULL
+);
+CREATE INDEX IF NOT EXISTS files_id ON files(id);
+CREATE INDEX IF NOT EXISTS files_title ON files(title COLLATE NOCASE);
+CREATE INDEX IF NOT EXISTS files_status ON files(status);
+CREATE TABLE IF NOT EXISTS edges (
+    src TEXT NOT NULL,
+    dst TEXT,                      -- NULL: dangling
+    kind TEXT NOT NULL,            -- link | embed | parent
+    target TEXT NOT NULL,
+    heading TEXT,
+    label TEXT
+);
+CREATE INDEX IF NOT EXISTS edges_src ON edges(src);
+CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class NoteRecord:
+    """One row: everything search, graph and access need without opening the file."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    hash: str
+    status: str
+    id: str | None = None
+    id_derived: bool = False
+    title: str | None = None
+    type: str | None = None
+    scope: str | None = None
+    owner: str | None = None
+    project: str | None = None
+    placed: bool = True
+    parent: str | None = None
+    tags: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+    created: str | None = None
+    updated: str | None = None
+    expires: str | None = None
+    trust: float | None = None
+    confidence: float | None = None
+    importance: float | None = None
+    version: int = 0
+    links: tuple[dict[str, Any], ...] = ()
+    problems: tuple[dict[str, str], ...] = ()
+    extra: dict[str, Any] | None = None
+    ft_hash: str | None = None
+    vec_hash: str | None = None
+
+    @property
+    def is_note(self) -> bool:
+        return self.status == "note"
+
+
+_COLUMNS = [f for f in NoteRecord.__dataclass_fields__]
+_JSON_COLUMNS = {"tags", "aliases", "links", "problems", "extra"}
+
+
+def _to_row(rec: NoteRecord) -> tuple[Any, ...]:
+    values = []
+    for name in _COLUMNS:
+        value = getattr(rec, name)
+        if name in _JSON_COLUMNS:
+            value = json.dumps(list(value) if isinstance(value, tuple) else (value or {}), ensure_ascii=False)
+        elif isinstance(value, bool):
+            value = int(value)
+        values.append(value)
+    return tuple(values)
+
+
+def _from_row(row: sqlite3.Row) -> NoteRecord:
+    data = dict(row)
+    for name in _JSON_COLUMNS:
+        loaded = json.loads(data[name])
+        data[name] = tuple(loaded) if isinstance(loaded, list) else loaded
+    data["id_derived"] = bool(data["id_derived"])
+    data["placed"] = bool(data["placed"])
+    return NoteRecord(**data)
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    src: str
+    dst: str | None
+    kind: str
+    target: str
+    heading: str | None = None
+    label: str | None = None
+
+
+class StateDB:
+    """Thin access layer over the SQLite file. Not thread-safe; one per thread/process."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.created = not path.exists()
+        self.conn = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
+        self.conn.row_factory = sqlite3.Row
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.conn.executescript(_SCHEMA)
+        version = self.get_meta("schema_version")
+        if version is None:
+            self.set_meta("schema_version", SCHEMA_VERSION)
+        elif version != SCHEMA_VERSION:
+            # Derived state: an old layout is dropped and rebuilt, never migrated.
+            self.conn.executescript("DROP TABLE files; DROP TABLE edges; DROP TABLE meta;")
+            self.conn.executescript(_SCHEMA)
+            self.set_meta("schema_version", SCHEMA_VERSION)
+            self.created = True
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # --- meta -------------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
+    # --- transactions -----------------------------------------------------------------
+
+    def begin(self) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def commit(self) -> None:
+        self.conn.execute("COMMIT")
+
+    def rollback(self) -> None:
+        if self.conn.in_transaction:
+            self.conn.execute("ROLLBACK")
+
+    # --- files ------------------------------------------------------------------------
+
+    def stats(self) -> dict[str, tuple[int, int, str, str]]:
+        """path -> (size, mtime_ns, hash, status) for every live row (not tombstones)."""
+        cur = self.conn.execute("SELECT path, size, mtime_ns, hash, status FROM files WHERE status != 'deleted'")
+        return {r[0]: (r[1], r[2], r[3], r[4]) for r in cur}
+
+    def upsert(self, records: Iterable[NoteRecord]) -> None:
+        placeholders = ", ".join("?" for _ in _COLUMNS)
+        updates = ", ".join(f"{c}=excluded.{c}" for c in _COLUMNS if c not in ("path", "ft_hash", "vec_hash"))
+        self.conn.executemany(
+            f"INSERT INTO files ({', '.join(_COLUMNS)}) VALUES ({placeholders}) "
+            f"ON CONFLICT(path) DO UPDATE SET {updates}",
+            [_to_row(r) for r in records],
+        )
+
+    def touch(self, path: str, size: int, mtime_ns: int) -> None:
+        self.conn.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?", (size, mtime_ns, path))
+
+    def tombstone(self, paths: Iterable[str]) -> None:
+        self.conn.executemany("UPDATE files SET status='deleted' WHERE path=?", [(p,) for p in paths])
+
+    def purge_tombstones(self, vectors_enabled: bool) -> None:
+        if vectors_enabled:
+            self.conn.execute("DELETE FROM files WHERE status='deleted' AND ft_hash IS NULL AND vec_hash IS NULL")
+        else:
+            self.conn.execute("DELETE FROM files WHERE status='deleted' AND ft_hash IS NULL")
+
+    def get(self, path: str) -> NoteRecord | None:
+        row = self.conn.execute("SELECT * FROM files WHERE path=?", (path,)).fetchone()
+        return None if row is None else _from_row(row)
+
+    def notes(self) -> Iterator[NoteRecord]:
+        for row in self.conn.execute("SELECT * FROM files WHERE status='note' ORDER BY path"):
+            yield _from_row(row)
+
+    def records(self, where: str = "1", params: tuple[Any, ...] = ()) -> list[NoteRecord]:
+        return [_from_row(r) for r in self.conn.execute(f"SELECT * FROM files WHERE {where}", params)]
+
+    def by_id(self, note_id: str) -> list[NoteRecord]:
+        return self.records("status='note' AND id=?", (note_id,))
+
+    def by_paths(self, paths: Iterable[str]) -> dict[str, NoteRecord]:
+        wanted = list(paths)
+        out: dict[str, NoteRecord] = {}
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            for rec in self.records(f"path IN ({marks})", tuple(chunk)):
+                out[rec.path] = rec
+        return out
+
+    def problem_rows(self) -> list[NoteRecord]:
+        return self.records("status != 'deleted' AND problems != '[]'")
+
+    def count_by_scope(self) -> dict[str, int]:
+        cur = self.conn.execute("SELECT scope, COUNT(*) FROM files WHERE status='note' GROUP BY scope")
+        return {r[0]: r[1] for r in cur}
+
+    # --- per-index progress -----------------------------------------------------------
+
+    def pending(self, column: str) -> tuple[list[NoteRecord], list[str]]:
+        """(notes whose content the index does not hold yet, paths the index must drop)."""
+        assert column in ("ft_hash", "vec_hash")
+        todo = self.records(f"status='note' AND ({column} IS NULL OR {column} != hash)")
+        drop = [
+            r[0]
+            for r in self.conn.execute(
+                f"SELECT path FROM files WHERE (status='deleted' AND {column} IS NOT NULL) "
+                f"OR (status='unreadable' AND {column} IS NOT NULL)"
+            )
+        ]
+        return todo, drop
+
+    def pending_count(self, column: str) -> int:
+        assert column in ("ft_hash", "vec_hash")
+        row = self.conn.execute(
+            f"SELECT COUNT(*) FROM files WHERE (status='note' AND ({column} IS NULL OR {column} != hash)) "
+            f"OR (status!='note' AND {column} IS NOT NULL)"
+        ).fetchone()
+        return int(row[0])
+
+    def mark_indexed(self, column: str, items: Iterable[tuple[str, str]]) -> None:
+        """Record that the index holds `hash` for `path` (only if the row still has it)."""
+        assert column in ("ft_hash", "vec_hash")
+        self.conn.executemany(
+            f"UPDATE files SET {column}=? WHERE path=? AND hash=?", [(h, p, h) for p, h in items]
+        )
+
+    def mark_dropped(self, column: str, paths: Iterable[str]) -> None:
+        assert column in ("ft_hash", "vec_hash")
+        self.conn.executemany(
+            f"UPDATE files SET {column}=NULL WHERE path=? AND status!='note'", [(p,) for p in paths]
+        )
+
+    def reset_index(self, column: str) -> None:
+        assert column in ("ft_hash", "vec_hash")
+        self.conn.execute(f"UPDATE files SET {column}=NULL")
+
+    # --- edges ------------------------------------------------------------------------
+
+    def replace_edges(self, edges: Iterable[Edge]) -> None:
+        self.conn.execute("DELETE FROM edges")
+        self.conn.executemany(
+            "INSERT INTO edges (src, dst, kind, target, heading, label) VALUES (?, ?, ?, ?, ?, ?)",
+            [(e.src, e.dst, e.kind, e.target, e.heading, e.label) for e in edges],
+        )
+
+    def edges_from(self, path: str) -> list[Edge]:
+        return [Edge(*r) for r in self.conn.execute(
+            "SELECT src, dst, kind, target, heading, label FROM edges WHERE src=?", (path,))]
+
+    def edges_to(self, path: str) -> list[Edge]:
+        return [Edge(*r) for r in self.conn.execute(
+            "SELECT src, dst, kind, target, heading, label FROM edges WHERE dst=?", (path,))]
+
+    def all_edges(self) -> list[Edge]:
+        return [Edge(*r) for r in self.conn.execute("SELECT src, dst, kind, target, heading, label FROM edges")]

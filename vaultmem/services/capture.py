@@ -1,0 +1,113 @@
+"""The inbox: raw captures (memory_capture) and their curation into structured notes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from vaultmem.errors import InvalidInput, NotFound
+from vaultmem.services.app import App
+from vaultmem.services.lookup import find_note, location_of
+from vaultmem.services.notes import NewNote, create_note, iso, utc_now
+from vaultmem.vault import store
+from vaultmem.vault.note import ParsedNote, parse_note
+
+MAX_CAPTURE_BYTES = 1024 * 1024
+
+
+def capture_title(text: str, limit: int = 80) -> str:
+    """A title from the first line of free text."""
+    first = next((line.strip(" #\t") for line in text.splitlines() if line.strip()), "")
+    if len(first) > limit:
+        first = first[:limit].rsplit(" ", 1)[0].rstrip(",.;:") + "…"
+    return first or "capture"
+
+
+def capture(app: App, text: str, scope: str = "private", tags: Sequence[str] = (), source: str | None = None) -> dict[str, Any]:
+    if scope not in ("private", "shared"):
+        raise InvalidInput(f"capture scope must be private or shared, not {scope!r}")
+    if scope == "private" and app.ghost is None:
+        raise InvalidInput("a private capture needs a ghost: pass --ghost NAME, set VAULTMEM_GHOST, or use --scope shared")
+    if not text.strip():
+        raise InvalidInput("nothing to capture: the text is empty")
+    if len(text.encode("utf-8")) > MAX_CAPTURE_BYTES:
+        raise InvalidInput(f"capture is larger than {MAX_CAPTURE_BYTES} bytes")
+    now = utc_now()
+    # Captures are not shared knowledge: title uniqueness does not apply, names are times.
+    result = create_note(
+        app,
+        NewNote(
+            title=capture_title(text),
+            type="capture",
+            scope="inbox" if scope == "private" else "inbox-shared",
+            body=text,
+            tags=tags,
+            source=source,
+            file_stem=f"{now:%Y%m%dT%H%M%SZ}-{store.slugify(capture_title(text, 40))}",
+        ),
+        caught_up=True,
+    )
+    return {"id": result.id, "path": result.path}
+
+
+def _capture_entry(rec: Any, parsed: ParsedNote | None) -> dict[str, Any]:
+    excerpt = " ".join(parsed.body.split())[:200] if parsed else ""
+    return {
+        "id": rec.id,
+        "title": rec.title,
+        "path": rec.path,
+        "owner": rec.owner,
+        "created": rec.created,
+        "tags": list(rec.tags),
+        "excerpt": excerpt,
+    }
+
+
+def list_inbox(app: App) -> dict[str, Any]:
+    app.catch_up()
+    rows = app.db.records("status='note' AND scope='inbox' ORDER BY created, path")
+    out = []
+    for rec in rows:
+        if not app.can_read(location_of(rec)):
+            continue
+        try:
+            data, _ = store.read_file(app.root, rec.path)
+            parsed = parse_note(rec.path, data)
+        except NotFound:
+            continue
+        out.append(_capture_entry(rec, parsed if isinstance(parsed, ParsedNote) else None))
+    return {"captures": out, "count": len(out)}
+
+
+def promote(
+    app: App, ref: str, title: str, note_type: str, scope: str, project: str | None = None, parent: str | None = None
+) -> dict[str, Any]:
+    app.catch_up()
+    rec = find_note(app.db, ref, app.can_write)
+    if rec.scope != "inbox":
+        raise InvalidInput(f"{rec.path} is not in an inbox; only captures can be promoted")
+    data, _ = store.read_file(app.root, rec.path)
+    parsed = parse_note(rec.path, data)
+    if not isinstance(parsed, ParsedNote):
+        raise InvalidInput(f"{rec.path}: {parsed.problem.message}")
+    fm_source = parsed.front_matter.get("source")
+    source = f"capture:{parsed.id}" + (f" ({fm_source})" if fm_source else "")
+    result = create_note(
+        app,
+        NewNote(
+            title=title,
+            type=note_type,
+            scope=scope,
+            project=project,
+            parent=parent,
+            body=parsed.body,
+            tags=[t for t in parsed.tags],
+            source=source,
+            extra={"captured": parsed.front_matter.get("created") or iso(utc_now())},
+        ),
+        caught_up=True,
+    )
+    # The note exists before the capture leaves the inbox: a crash in between duplicates,
+    # never loses.
+    trashed = store.trash_file(app.root, rec.path)
+    return {"id": result.id, "path": result.path, "version": result.version, "capture": {"id": parsed.id, "trashed_to": trashed}}

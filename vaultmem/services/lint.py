@@ -1,0 +1,103 @@
+"""`vaultmem lint [--fix]`: vault consistency for review and CI.
+
+Reads every file itself (no index needed, so it runs in a pre-commit hook on a fresh
+clone). Prints paths and problems, never note contents.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from vaultmem.errors import Conflict
+from vaultmem.index.catalog import read_entry
+from vaultmem.index.resolve import LinkSource, NameEntry, Resolver, compute_edges
+from vaultmem.models import Problem
+from vaultmem.services.app import App
+from vaultmem.vault import store
+from vaultmem.vault.ids import new_ulid
+from vaultmem.vault.layout import walk_notes
+from vaultmem.vault.note import ParsedNote, Unreadable
+from vaultmem.vault.schema import check_note
+from vaultmem.vault.writer import edit_note_text
+
+_SEVERITY_ORDER = {"error": 0, "warning": 1}
+
+
+def lint_vault(app: App, fix: bool = False) -> dict[str, Any]:
+    problems: list[Problem] = []
+    notes: list[ParsedNote] = []
+    for entry in walk_notes(app.root):
+        parsed = read_entry(app.root, entry)
+        if isinstance(parsed, Unreadable):
+            problems.append(parsed.problem)
+            continue
+        notes.append(parsed)
+        problems.extend(parsed.problems)
+        problems.extend(check_note(parsed, app.config))
+    fixed: list[dict[str, str]] = []
+    if fix:
+        fixed = _add_missing_ids(app, notes)
+        if fixed:
+            done = {f["path"] for f in fixed}
+            problems = [p for p in problems if not (p.code == "missing_id" and p.path in done)]
+    problems.extend(_cross_checks(notes, {f["path"]: f["id"] for f in fixed}))
+    problems.sort(key=lambda p: (p.path, _SEVERITY_ORDER.get(p.severity, 2), p.code))
+    errors = sum(1 for p in problems if p.severity == "error")
+    warnings = sum(1 for p in problems if p.severity == "warning")
+    out: dict[str, Any] = {
+        "problems": [p.to_dict() for p in problems],
+        "errors": errors,
+        "warnings": warnings,
+        "checked": len(notes),
+    }
+    if fix:
+        out["fixed"] = fixed
+    return out
+
+
+def _cross_checks(notes: list[ParsedNote], new_ids: dict[str, str]) -> list[Problem]:
+    problems: list[Problem] = []
+    by_id: dict[str, list[str]] = defaultdict(list)
+    for note in notes:
+        note_id = new_ids.get(note.relpath, note.id)
+        if not note.id_derived or note.relpath in new_ids:
+            by_id[note_id].append(note.relpath)
+    for note_id, paths in by_id.items():
+        if len(paths) > 1:
+            for path in paths:
+                others = ", ".join(p for p in paths if p != path)
+                problems.append(Problem(path, "error", "duplicate_id", f"id {note_id} is also used by {others}"))
+    by_title: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for note in notes:
+        by_title[(note.scope, note.title.lower())].append(note.relpath)
+    for (_, _), paths in by_title.items():
+        if len(paths) > 1:
+            for path in paths:
+                others = ", ".join(p for p in paths if p != path)
+                problems.append(Problem(path, "warning", "duplicate_title", f"title is also used by {others}"))
+    resolver = Resolver(NameEntry(n.relpath, n.id, n.title, n.aliases) for n in notes)
+    sources = [LinkSource(n.relpath, tuple(link.to_dict() for link in n.links), n.parent) for n in notes]
+    for edge in compute_edges(resolver, sources):
+        if edge.dst is None:
+            what = "parent" if edge.kind == "parent" else "link"
+            problems.append(Problem(edge.src, "warning", "dangling_link", f"{what} target {edge.target!r} does not resolve"))
+    return problems
+
+
+def _add_missing_ids(app: App, notes: list[ParsedNote]) -> list[dict[str, str]]:
+    """Write a real id into every note that has none; nothing else changes."""
+    fixed: list[dict[str, str]] = []
+    for note in notes:
+        if not note.id_derived or not note.fm_ok or any(p.code == "not_utf8" for p in note.problems):
+            continue
+        try:
+            data, stamp = store.read_file(app.root, note.relpath)
+            text = data.decode("utf-8")
+            new_id = new_ulid()
+            edited = edit_note_text(text, note.front_matter, {"id": new_id})
+            store.replace_file(app.root, note.relpath, edited.text.encode("utf-8"), stamp)
+        except (Conflict, UnicodeDecodeError):
+            continue
+        fixed.append({"path": note.relpath, "id": new_id})
+    return fixed

@@ -1,0 +1,489 @@
+"""Use cases that create, change and read single notes (memory_note_* and memory_get)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from vaultmem.config import validate_ghost_name
+from vaultmem.errors import Conflict, InvalidInput, NotFound
+from vaultmem.index.statedb import NoteRecord
+from vaultmem.models import NoteSummary, WriteResult
+from vaultmem.services.app import App
+from vaultmem.services.lookup import find_note, location_of
+from vaultmem.vault import store
+from vaultmem.vault.frontmatter import FrontMatterError, load_yaml
+from vaultmem.vault.ids import new_ulid
+from vaultmem.vault.layout import Location
+from vaultmem.vault.markdown import normalize_tag
+from vaultmem.vault.note import UNIT_FIELDS, ParsedNote, Unreadable, body_hash, parse_note
+from vaultmem.vault.writer import (
+    REMOVE,
+    append_text,
+    edit_note_text,
+    new_note_text,
+    normalize_body,
+    replace_section,
+)
+
+MAX_TITLE_CHARS = 512
+WRITABLE_SCOPES = ("shared", "private", "diary", "project")
+# Keys the folder or vaultmem itself decides; `--set` may not touch them.
+PROTECTED_KEYS = {"id", "scope", "owner", "project", "version", "hash", "created", "updated", "comments"}
+_TAG_RE = re.compile(r"^[^\s#,]+$")
+
+
+# --- validation at the boundary -----------------------------------------------------------
+
+
+def check_title(title: str) -> str:
+    text = title.strip()
+    if not text:
+        raise InvalidInput("title must not be empty")
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in text):
+        raise InvalidInput("title must not contain control characters (newlines, NUL, …)")
+    if len(text) > MAX_TITLE_CHARS:
+        raise InvalidInput(f"title is {len(text)} characters; at most {MAX_TITLE_CHARS}")
+    return text
+
+
+def check_unit(name: str, value: float | None) -> float | None:
+    if value is None:
+        return None
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0.0 <= float(value) <= 1.0:
+        raise InvalidInput(f"{name} must be a number in [0, 1], not {value!r}")
+    return float(value)
+
+
+def check_tags(tags: Sequence[str]) -> list[str]:
+    out: dict[str, None] = {}
+    for raw in tags:
+        tag = normalize_tag(raw)
+        if not tag or not _TAG_RE.match(tag):
+            raise InvalidInput(f"invalid tag {raw!r}: tags are single words (letters, digits, '-', '_', '/')")
+        out.setdefault(tag, None)
+    return list(out)
+
+
+def check_type(app: App, note_type: str) -> str:
+    if note_type not in app.config.types:
+        raise InvalidInput(f"unknown type {note_type!r}; this vault allows: {', '.join(app.config.types)}")
+    return note_type
+
+
+def check_project(name: str) -> str:
+    try:
+        return validate_ghost_name(name)
+    except InvalidInput:
+        raise InvalidInput(f"invalid project name {name!r}: use a-z, 0-9, '_' and '-'") from None
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+def iso(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def require_ghost(app: App, what: str) -> str:
+    if app.ghost is None:
+        raise InvalidInput(f"{what} needs a ghost: pass --ghost NAME or set VAULTMEM_GHOST")
+    return app.ghost
+
+
+# --- placement ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    folder: str
+    location: Location
+
+
+def placement(app: App, scope: str, project: str | None, *, today: datetime | None = None) -> Placement:
+    if scope == "shared":
+        return Placement("shared", Location("shared"))
+    if scope in ("private", "diary"):
+        ghost = require_ghost(app, f"a {scope} note")
+        return Placement(f"{scope}/{ghost}", Location(scope, owner=ghost))
+    if scope == "project":
+        if not project:
+            raise InvalidInput("a project note needs --project NAME")
+        name = check_project(project)
+        location = Location("project", project=name)
+        if not app.can_write(location):
+            raise NotFound(f"no project {name!r}")
+        return Placement(f"project/{name}", location)
+    if scope == "inbox-shared":
+        return Placement("inbox/shared", Location("inbox"))
+    if scope == "inbox":
+        ghost = require_ghost(app, "a private capture")
+        return Placement(f"inbox/{ghost}", Location("inbox", owner=ghost))
+    raise InvalidInput(f"unknown scope {scope!r}; use one of {', '.join(WRITABLE_SCOPES)}")
+
+
+def ensure_unique_title(app: App, title: str, scope: str, exclude_path: str | None = None) -> None:
+    """Titles are unique, case-insensitively, among shared notes (SPEC §2)."""
+    if scope != "shared":
+        return
+    rows = app.db.records("status='note' AND scope='shared' AND title = ? COLLATE NOCASE", (title,))
+    clash = [r for r in rows if r.path != exclude_path]
+    if clash:
+        raise Conflict(
+            f"a shared note titled {clash[0].title!r} already exists ({clash[0].path})",
+            existing={"id": clash[0].id, "path": clash[0].path},
+        )
+
+
+# --- create ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class NewNote:
+    title: str
+    type: str
+    scope: str
+    body: str = ""
+    project: str | None = None
+    parent: str | None = None
+    tags: Sequence[str] = ()
+    aliases: Sequence[str] = ()
+    source: str | None = None
+    trust: float | None = None
+    confidence: float | None = None
+    importance: float | None = None
+    ttl_days: float | None = None
+    extra: Mapping[str, Any] | None = None  # unknown keys, written after the canonical ones
+    file_stem: str | None = None  # file name override (captures use a timestamp)
+
+
+def _resolve_parent(app: App, ref: str) -> NoteRecord:
+    try:
+        return find_note(app.db, ref, app.can_read)
+    except NotFound:
+        raise NotFound(f"parent {ref!r} not found") from None
+
+
+def create_note(app: App, spec: NewNote, *, caught_up: bool = False) -> WriteResult:
+    title = check_title(spec.title)
+    note_type = check_type(app, spec.type)
+    place = placement(app, spec.scope, spec.project)
+    tags = check_tags(spec.tags)
+    aliases = [check_title(a) for a in spec.aliases]
+    trust = check_unit("trust_score", spec.trust)
+    confidence = check_unit("confidence", spec.confidence)
+    importance = check_unit("importance", spec.importance)
+    if spec.ttl_days is not None and (spec.ttl_days < 0 or spec.ttl_days > 365 * 1000):
+        raise InvalidInput(f"ttl-days must be between 0 and 365000, not {spec.ttl_days}")
+    if not caught_up:
+        app.catch_up()
+    folder = place.folder
+    parent_id = None
+    if spec.parent:
+        parent = _resolve_parent(app, spec.parent)
+        parent_id = parent.id
+        # Children sit beside their parent when it lives in the same scope folder.
+        parent_folder = parent.path.rsplit("/", 1)[0] if "/" in parent.path else ""
+        if parent_folder == folder or parent_folder.startswith(folder + "/"):
+            folder = parent_folder
+    ensure_unique_title(app, title, place.location.scope)
+    now = utc_now()
+    body = spec.body
+    fields: dict[str, Any] = {
+        "id": new_ulid(),
+        "title": title,
+        "type": note_type,
+        "scope": place.location.scope,
+        "owner": place.location.owner,
+        "project": place.location.project,
+        "parent": parent_id,
+        "tags": tags,
+        "aliases": aliases or None,
+        "source": spec.source,
+        "trust_score": 0.5 if trust is None else trust,
+        "confidence": confidence,
+        "importance": importance,
+        "created": iso(now),
+        "updated": iso(now),
+        "expires": iso(now + timedelta(days=spec.ttl_days)) if spec.ttl_days is not None else None,
+        "version": 1,
+    }
+    fields["hash"] = body_hash(normalize_body(body))
+    if spec.extra:
+        fields.update({k: v for k, v in spec.extra.items() if k not in fields})
+    text = new_note_text(fields, body)
+    stem = spec.file_stem or store.slugify(title)
+    if place.location.scope == "diary" and not spec.file_stem:
+        stem = f"{now:%Y-%m-%d}-{stem}"
+    relpath = store.create_unique(app.root, folder, stem, text.encode("utf-8"))
+    return WriteResult(fields["id"], relpath, 1)
+
+
+# --- read-modify-write ------------------------------------------------------------------------
+
+Mutation = Callable[[ParsedNote], tuple[dict[str, Any], str | None]]
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    record: NoteRecord
+    note: ParsedNote
+    text: str
+    stamp: store.FileStamp
+
+
+def load_for_write(app: App, ref: str) -> Loaded:
+    app.catch_up()
+    rec = find_note(app.db, ref, app.can_write)
+    data, stamp = store.read_file(app.root, rec.path)
+    parsed = parse_note(rec.path, data)
+    if isinstance(parsed, Unreadable):
+        raise InvalidInput(f"{rec.path}: {parsed.problem.message}; not editable")
+    if not parsed.fm_ok:
+        raise InvalidInput(f"{rec.path}: front matter is broken; fix it by hand (see `vaultmem lint`)")
+    if any(p.code == "not_utf8" for p in parsed.problems):
+        raise InvalidInput(f"{rec.path}: not valid UTF-8; vaultmem will not rewrite it")
+    return Loaded(rec, parsed, data.decode("utf-8"), stamp)
+
+
+def mutate(
+    app: App, ref: str, mutation: Mutation, *, expect_version: int | None = None, bump: bool = True
+) -> tuple[WriteResult, dict[str, Any]]:
+    """Read a note, apply `mutation`, write it back atomically unless it changed meanwhile."""
+    loaded = load_for_write(app, ref)
+    note = loaded.note
+    if expect_version is not None and note.version != expect_version:
+        raise Conflict(
+            f"{loaded.record.path} is at version {note.version}, not {expect_version}; nothing written",
+            current_version=note.version,
+        )
+    changes, new_body = mutation(note)
+    version = note.version
+    if bump:
+        version = note.version + 1
+        changes.setdefault("updated", iso(utc_now()))
+        changes["version"] = version
+    if new_body is not None:
+        changes["hash"] = body_hash(normalize_body(new_body))
+    edited = edit_note_text(loaded.text, note.front_matter, changes, new_body)
+    if edited.text != loaded.text:
+        store.replace_file(app.root, loaded.record.path, edited.text.encode("utf-8"), loaded.stamp)
+    return WriteResult(note.id, loaded.record.path, version), edited.front_matter
+
+
+def parse_set(assignment: str) -> tuple[str, Any]:
+    """`KEY=VALUE`; VALUE is read as YAML, so numbers, booleans and [lists] keep their type."""
+    if "=" not in assignment:
+        raise InvalidInput(f"--set expects KEY=VALUE, got {assignment!r}")
+    key, raw = assignment.split("=", 1)
+    key = key.strip()
+    if not re.match(r"^[A-Za-z_][A-Za-z0-9_.\-]*$", key):
+        raise InvalidInput(f"invalid key {key!r}")
+    if key in PROTECTED_KEYS:
+        raise InvalidInput(f"{key} is managed by vaultmem or decided by the note's folder; it cannot be set")
+    try:
+        value = load_yaml(f"v: {raw}")["v"] if raw.strip() else ""
+    except FrontMatterError:
+        value = raw
+    return key, value
+
+
+@dataclass(frozen=True, slots=True)
+class NotePatch:
+    title: str | None = None
+    sets: Sequence[str] = ()
+    add_tags: Sequence[str] = ()
+    remove_tags: Sequence[str] = ()
+    body: str | None = None
+    append: str | None = None
+    replace_section: str | None = None
+
+
+def update_note(app: App, ref: str, patch: NotePatch, expect_version: int | None = None) -> WriteResult:
+    edits = [patch.body is not None and patch.replace_section is None, patch.append is not None, patch.replace_section is not None]
+    if sum(edits) > 1:
+        raise InvalidInput("use one of --body, --append, --replace-section (with --body) at a time")
+    if patch.replace_section is not None and patch.body is None:
+        raise InvalidInput("--replace-section needs --body with the new section content")
+    sets = [parse_set(s) for s in patch.sets]
+    title = check_title(patch.title) if patch.title is not None else None
+    add_tags = check_tags(patch.add_tags)
+    remove = {normalize_tag(t).lower() for t in patch.remove_tags}
+    section_found: list[bool] = []
+
+    def mutation(note: ParsedNote) -> tuple[dict[str, Any], str | None]:
+        changes: dict[str, Any] = {}
+        for key, value in sets:
+            if key == "type":
+                check_type(app, str(value))
+            if key in UNIT_FIELDS:
+                check_unit(key, value if isinstance(value, (int, float)) else None if value == "" else value)  # type: ignore[arg-type]
+            if key == "title":
+                value = check_title(str(value))
+            if key == "tags":
+                value = check_tags(value if isinstance(value, list) else [str(value)])
+            changes[key] = REMOVE if value == "" or value is None else value
+        if title is not None:
+            changes["title"] = title
+        new_title = changes.get("title")
+        if isinstance(new_title, str) and new_title.lower() != note.title.lower():
+            ensure_unique_title(app, new_title, note.scope, exclude_path=note.relpath)
+        if add_tags or remove:
+            fm_tags = note.front_matter.get("tags")
+            current = [normalize_tag(t) for t in (fm_tags if isinstance(fm_tags, list) else ([fm_tags] if fm_tags else []))]
+            kept = [t for t in current if t.lower() not in remove]
+            for tag in add_tags:
+                if tag.lower() not in {k.lower() for k in kept}:
+                    kept.append(tag)
+            if kept != current or "tags" not in note.front_matter:
+                changes["tags"] = kept
+        new_body: str | None = None
+        if patch.replace_section is not None and patch.body is not None:
+            new_body, found = replace_section(note.body, patch.replace_section, patch.body)
+            section_found.append(found)
+        elif patch.append is not None:
+            new_body = append_text(note.body, patch.append)
+        elif patch.body is not None:
+            new_body = patch.body
+        return changes, new_body
+
+    result, _ = mutate(app, ref, mutation, expect_version=expect_version)
+    if section_found and not section_found[0]:
+        return WriteResult(result.id, result.path, result.version, {"section_created": True})
+    return result
+
+
+def validate_note(app: App, ref: str, by: str, trust: float | None) -> dict[str, Any]:
+    if "/" not in by or not all(part.strip() for part in by.split("/", 1)):
+        raise InvalidInput(f"--by must be GHOST/MODEL, e.g. alice/gpt-x; got {by!r}")
+    validate_ghost_name(by.split("/", 1)[0])
+    trust_value = check_unit("trust", trust)
+    stamp = iso(utc_now())
+
+    def mutation(note: ParsedNote) -> tuple[dict[str, Any], str | None]:
+        changes: dict[str, Any] = {"last_validated_at": stamp, "last_validated_by": by, "updated": stamp}
+        if trust_value is not None:
+            changes["trust_score"] = trust_value
+        return changes, None
+
+    result, fm = mutate(app, ref, mutation)
+    trust_now = fm.get("trust_score")
+    return {"id": result.id, "version": result.version, "last_validated_at": stamp, "trust_score": trust_now, "path": result.path}
+
+
+def comment_note(app: App, ref: str, text: str, model: str | None) -> dict[str, Any]:
+    if not text.strip():
+        raise InvalidInput("comment text must not be empty")
+    stamp = iso(utc_now())
+    entry = {"at": stamp, "by": app.ghost or "human", "model": model, "text": text}
+
+    def mutation(note: ParsedNote) -> tuple[dict[str, Any], str | None]:
+        existing = note.front_matter.get("comments")
+        comments = list(existing) if isinstance(existing, list) else []
+        comments.append(entry)
+        return {"comments": comments, "updated": stamp}, None
+
+    result, fm = mutate(app, ref, mutation)
+    return {"id": result.id, "version": result.version, "comments": fm.get("comments", []), "path": result.path}
+
+
+def delete_note(app: App, ref: str) -> dict[str, Any]:
+    app.catch_up()
+    rec = find_note(app.db, ref, app.can_write)
+    trashed = store.trash_file(app.root, rec.path)
+    return {"id": rec.id, "path": rec.path, "trashed_to": trashed}
+
+
+# --- read -------------------------------------------------------------------------------------
+
+
+def summary_of(rec: NoteRecord, score: float | None = None, snippet: str | None = None) -> NoteSummary:
+    return NoteSummary(
+        id=rec.id or "",
+        title=rec.title or "",
+        type=rec.type or "note",
+        scope=rec.scope or "shared",
+        path=rec.path,
+        owner=rec.owner,
+        project=rec.project,
+        score=score,
+        snippet=snippet,
+        trust_score=rec.trust,
+        created=rec.created,
+        updated=rec.updated,
+    )
+
+
+def _link_summary(rec: NoteRecord) -> dict[str, Any]:
+    return {"id": rec.id, "title": rec.title, "path": rec.path, "type": rec.type, "scope": rec.scope}
+
+
+def get_note(app: App, ref: str, raw: bool = False) -> dict[str, Any]:
+    app.catch_up()
+    rec = find_note(app.db, ref, app.can_read)
+    data, _ = store.read_file(app.root, rec.path)
+    parsed = parse_note(rec.path, data)
+    if isinstance(parsed, Unreadable):
+        raise NotFound(f"no note matches {ref!r}")
+    db = app.db
+    out_edges = db.edges_from(rec.path)
+    in_edges = db.edges_to(rec.path)
+    related = db.by_paths({e.dst for e in out_edges if e.dst} | {e.src for e in in_edges})
+
+    def visible(path: str | None) -> NoteRecord | None:
+        if path is None:
+            return None
+        other = related.get(path)
+        return other if other is not None and other.status == "note" and app.can_read(location_of(other)) else None
+
+    links_out: list[dict[str, Any]] = []
+    dangling: list[dict[str, Any]] = []
+    seen_out: set[str] = set()
+    for edge in out_edges:
+        if edge.kind == "parent":
+            continue
+        target = visible(edge.dst)
+        if target is None:
+            # A link to a note this caller may not see looks exactly like a dangling one.
+            dangling.append({"target": edge.target, "heading": edge.heading})
+        elif target.path not in seen_out:
+            seen_out.add(target.path)
+            links_out.append({**_link_summary(target), "kind": edge.kind, "heading": edge.heading, "label": edge.label})
+    links_in: list[dict[str, Any]] = []
+    seen_in: set[str] = set()
+    for edge in in_edges:
+        source = visible(edge.src)
+        if source is not None and source.path not in seen_in and source.path != rec.path:
+            seen_in.add(source.path)
+            links_in.append({**_link_summary(source), "kind": edge.kind})
+    parent = None
+    for edge in out_edges:
+        if edge.kind == "parent":
+            target = visible(edge.dst)
+            parent = _link_summary(target) if target else None
+    fm = dict(parsed.front_matter)
+    note = {
+        **fm,
+        "id": parsed.id,
+        "title": parsed.title,
+        "type": parsed.type,
+        "scope": parsed.scope,
+        "owner": parsed.owner,
+        "project": parsed.project,
+        "path": rec.path,
+    }
+    comments = fm.get("comments") if isinstance(fm.get("comments"), list) else []
+    doc: dict[str, Any] = {
+        "note": note,
+        "body": parsed.body,
+        "tags": list(parsed.tags),
+        "links": {"out": links_out, "in": links_in, "dangling": dangling, "parent": parent},
+        "comments": comments,
+    }
+    if raw:
+        doc["raw"] = data.decode("utf-8", errors="replace")
+    return doc

@@ -1,0 +1,1 @@
+"""The only package that reads or writes markdown files of a vault."""

@@ -1,0 +1,278 @@
+"""Front matter: split a document, load YAML safely, and edit it without disturbing a diff.
+
+Reading uses PyYAML's C loader with the timestamp resolver removed (dates stay the strings
+the user wrote) and a guard against alias bombs. Editing works on the front matter *text*:
+each top-level key is a block of lines, so a changed key rewrites only its own lines and
+every other key keeps its bytes, its place and its style. That is what keeps `git diff` of
+a memory change down to the lines the command meant to change.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+_BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+# Expanded size above which a front matter counts as an alias bomb ("billion laughs").
+MAX_EXPANDED_NODES = 20_000
+
+
+def _without_timestamps(resolvers: dict[Any, Any]) -> dict[Any, Any]:
+    return {
+        key: [(tag, rx) for tag, rx in entries if tag != _TIMESTAMP_TAG]
+        for key, entries in resolvers.items()
+    }
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+    pass
+
+
+_Loader.yaml_implicit_resolvers = _without_timestamps(yaml.SafeLoader.yaml_implicit_resolvers)
+
+
+class _Dumper(yaml.SafeDumper):
+    """Block style, lists indented under their key, long lines never folded."""
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        super().increase_indent(flow, False)
+
+
+_Dumper.yaml_implicit_resolvers = _without_timestamps(yaml.SafeDumper.yaml_implicit_resolvers)
+
+
+def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
+    if "\n" in data:
+        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|")
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data)
+
+
+_Dumper.add_representer(str, _represent_str)
+
+
+class FrontMatterError(ValueError):
+    """The front matter could not be used; `code` is the lint problem code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True, slots=True)
+class SplitDocument:
+    """A document cut into its parts. `fm_text` is None when there is no front matter."""
+
+    bom: bool
+    fm_text: str | None
+    body: str
+    newline: str
+    unclosed: bool = False
+
+
+_OPEN_RE = re.compile(r"---[ \t]*(\r?\n)")
+_CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|$)", re.MULTILINE)
+
+
+def split_document(text: str) -> SplitDocument:
+    bom = text.startswith("\ufeff")
+    if bom:
+        text = text[1:]
+    opened = _OPEN_RE.match(text)
+    if not opened:
+        newline = "\r\n" if "\r\n" in text[:4096] else "\n"
+        return SplitDocument(bom, None, text, newline)
+    newline = opened.group(1)
+    start = opened.end()
+    close = _CLOSE_RE.search(text, start)
+    if close is None:
+        # Obsidian treats an unclosed block as plain text; so do we, and lint says so.
+        return SplitDocument(bom, None, text, newline, unclosed=True)
+    return SplitDocument(bom, text[start : close.start()], text[close.end() :], newline)
+
+
+def _expanded_size(node: yaml.Node, memo: dict[int, int]) -> int:
+    key = id(node)
+    if key in memo:
+        return memo[key]
+    memo[key] = 1  # guards against cycles while this node is being measured
+    size = 1
+    if isinstance(node, yaml.SequenceNode):
+        size += sum(_expanded_size(child, memo) for child in node.value)
+    elif isinstance(node, yaml.MappingNode):
+        size += sum(_expanded_size(k, memo) + _expanded_size(v, memo) for k, v in node.value)
+    memo[key] = size
+    return size
+
+
+def load_yaml(fm_text: str) -> dict[str, Any]:
+    """Parse front matter text into a JSON-safe mapping, or raise FrontMatterError."""
+    if not fm_text.strip():
+        return {}
+    loader = _Loader(fm_text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return {}
+        if _expanded_size(node, {}) > MAX_EXPANDED_NODES:
+            raise FrontMatterError(
+                "yaml_alias_bomb", "front matter expands beyond a safe size (alias bomb?)"
+            )
+        data = loader.construct_document(node)
+    except yaml.YAMLError as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise FrontMatterError("invalid_yaml", f"invalid YAML front matter: {first}") from None
+    except RecursionError:
+        raise FrontMatterError("invalid_yaml", "front matter nests too deeply") from None
+    finally:
+        loader.dispose()
+    if not isinstance(data, dict):
+        raise FrontMatterError(
+            "frontmatter_not_mapping",
+            f"front matter is a {type(data).__name__}, not a mapping of keys to values",
+        )
+    return {str(k): jsonable(v) for k, v in data.items()}
+
+
+def jsonable(value: Any) -> Any:
+    """Turn what YAML can produce (dates, bytes, sets, non-string keys) into JSON values."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, (_dt.date, _dt.datetime)):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    return str(value)
+
+
+def dump_entry(key: str, value: Any) -> str:
+    """The YAML text of one top-level `key: value` entry, ending with a newline."""
+    text: str = yaml.dump(
+        {key: value},
+        Dumper=_Dumper,
+        default_flow_style=False,
+        sort_keys=False,
+        allow_unicode=True,
+        width=1_000_000,
+    )
+    return text
+
+
+def dump_mapping(data: dict[str, Any]) -> str:
+    return "".join(dump_entry(k, v) for k, v in data.items())
+
+
+# A top-level key starts at column 0: a plain or quoted scalar followed by a colon.
+_KEY_RE = re.compile(r"""^(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^\s#\-?:&*!|>'"%@`{\[][^:]*?))\s*:(?:\s|$)""")
+_ANCHOR_RE = re.compile(r"(?:^|[\s\[{,:])[&*][^\s,\]}]")
+
+
+@dataclass(slots=True)
+class _Block:
+    key: str | None  # None for the preamble (comments before the first key)
+    lines: list[str] = field(default_factory=list)
+
+
+class FrontMatterEditor:
+    """Edits front matter text one top-level key at a time.
+
+    When the text cannot be cut into key blocks safely (flow mappings, anchors, keys the
+    block scan and the YAML parser disagree on), every write re-renders the whole mapping
+    in its existing key order: still correct, only a larger diff.
+    """
+
+    def __init__(self, fm_text: str, data: dict[str, Any], newline: str = "\n") -> None:
+        self.newline = newline
+        self._data = dict(data)
+        self._blocks: list[_Block] | None = self._cut(fm_text, list(data))
+
+    @staticmethod
+    def _cut(fm_text: str, keys: list[str]) -> list[_Block] | None:
+        if _ANCHOR_RE.search(fm_text):
+            return None
+        blocks: list[_Block] = [_Block(None)]
+        for line in fm_text.splitlines(keepends=True):
+            bare = line.rstrip("\r\n")
+            m = _KEY_RE.match(bare)
+            if m and not bare.startswith((" ", "\t")):
+                key = m.group(1) if m.group(1) is not None else m.group(2)
+                if key is None:
+                    key = m.group(3)
+                blocks.append(_Block(key.strip(), [line]))
+            else:
+                blocks[-1].lines.append(line)
+        found = [b.key for b in blocks if b.key is not None]
+        if found != keys:
+            return None
+        return blocks
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return dict(self._data)
+
+    def keys(self) -> list[str]:
+        return list(self._data)
+
+    def set(self, key: str, value: Any) -> None:
+        if key in self._data and self._data[key] == value:
+            return
+        self._data[key] = value
+        if self._blocks is None:
+            return
+        new_lines = self._render_entry(key, value)
+        for block in self._blocks:
+            if block.key == key:
+                # Keep comment and blank lines that trail the old value (they usually
+                # introduce the next key), replace the value lines themselves.
+                trailer: list[str] = []
+                for line in reversed(block.lines[1:]):
+                    stripped = line.strip()
+                    if stripped == "" or stripped.startswith("#"):
+                        trailer.insert(0, line)
+                    else:
+                        break
+                block.lines = new_lines + trailer
+                return
+        self._blocks.append(_Block(key, new_lines))
+
+    def set_many(self, items: Iterable[tuple[str, Any]]) -> None:
+        for key, value in items:
+            self.set(key, value)
+
+    def remove(self, key: str) -> None:
+        if key not in self._data:
+            return
+        del self._data[key]
+        if self._blocks is not None:
+            self._blocks = [b for b in self._blocks if b.key != key]
+
+    def _render_entry(self, key: str, value: Any) -> list[str]:
+        text = dump_entry(key, value)
+        return [line + self.newline for line in text.splitlines()]
+
+    def render(self) -> str:
+        if self._blocks is None:
+            text = dump_mapping(self._data)
+            return "".join(line + self.newline for line in text.splitlines())
+        out = "".join("".join(b.lines) for b in self._blocks)
+        if out and not out.endswith(("\n", "\r")):
+            out += self.newline
+        return out
+
+
+def compose_document(fm_text: str | None, body: str, newline: str = "\n", bom: bool = False) -> str:
+    """Join front matter text and body into the file's text."""
+    prefix = "\ufeff" if bom else ""
+    if fm_text is None:
+        return prefix + body
+    return f"{prefix}---{newline}{fm_text}---{newline}{body}"

@@ -1,0 +1,150 @@
+"""Where a note lives decides what it is: scope, owner and project come from its folder.
+
+Also the rules for which files are notes at all, the access rules of SPEC §3, and the
+vault walk every reconcile and `query` starts from.
+"""
+
+from __future__ import annotations
+
+import os
+import stat as stat_mod
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from vaultmem.config import STATE_DIR, VaultConfig
+
+SCOPES = ("shared", "private", "project", "diary", "inbox")
+MAX_NOTE_BYTES = 2 * 1024 * 1024
+
+_IGNORED_DIRS = {STATE_DIR, ".git", ".obsidian", ".trash", "node_modules", "__pycache__"}
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    scope: str
+    owner: str | None = None
+    project: str | None = None
+    # False for a file sitting directly in private/, diary/, inbox/ or project/: it belongs
+    # to no ghost or project, so nobody may read it (lint reports it).
+    placed: bool = True
+
+
+def classify(relpath: str) -> Location:
+    """Scope, owner and project of a vault-relative POSIX path."""
+    parts = relpath.split("/")
+    top = parts[0]
+    if len(parts) == 1 or top not in ("shared", "private", "project", "diary", "inbox"):
+        return Location("shared")
+    if top == "shared":
+        return Location("shared")
+    if len(parts) < 3:
+        # e.g. private/notes.md: inside a scope folder but outside any ghost's folder
+        return Location(top, placed=False)
+    name = parts[1]
+    if top == "project":
+        return Location("project", project=name)
+    if top == "inbox" and name == "shared":
+        return Location("inbox")
+    return Location(top, owner=name)
+
+
+def is_temp_name(name: str) -> bool:
+    """Editor temp and swap files (vim, emacs, generic), never notes."""
+    return (
+        name.startswith((".", "~$"))
+        or name.endswith(("~", ".swp", ".swx", ".swo", ".tmp"))
+        or name == "4913"
+    )
+
+
+def is_note_name(name: str) -> bool:
+    return name.endswith(".md") and not is_temp_name(name)
+
+
+def is_ignored_dir(name: str) -> bool:
+    return name.startswith(".") or name in _IGNORED_DIRS
+
+
+def is_note_path(relpath: str) -> bool:
+    parts = relpath.split("/")
+    return is_note_name(parts[-1]) and not any(is_ignored_dir(p) for p in parts[:-1])
+
+
+@dataclass(frozen=True, slots=True)
+class FileEntry:
+    relpath: str
+    size: int
+    mtime_ns: int
+    symlink: bool = False
+
+
+def walk_notes(root: Path) -> Iterator[FileEntry]:
+    """Every candidate note file: a stat walk that never descends into ignored folders and
+    never follows a symlinked folder. Symlinked files are yielded with `symlink=True`; the
+    caller decides (they must resolve inside the vault)."""
+    stack = [("", str(root))]
+    while stack:
+        prefix, path = stack.pop()
+        try:
+            it = os.scandir(path)
+        except OSError:
+            continue
+        with it:
+            for entry in it:
+                name = entry.name
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        if not is_ignored_dir(name):
+                            stack.append((prefix + name + "/", entry.path))
+                        continue
+                    if not is_note_name(name):
+                        continue
+                    if entry.is_symlink():
+                        try:
+                            st = os.stat(entry.path)
+                        except OSError:
+                            yield FileEntry(prefix + name, -1, 0, symlink=True)
+                            continue
+                        if stat_mod.S_ISREG(st.st_mode):
+                            yield FileEntry(prefix + name, st.st_size, st.st_mtime_ns, symlink=True)
+                        continue
+                    if not entry.is_file(follow_symlinks=False):
+                        continue
+                    st = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                yield FileEntry(prefix + name, st.st_size, st.st_mtime_ns)
+
+
+def inside_vault(root: Path, path: Path) -> bool:
+    """True when `path`, after resolving symlinks, lies inside the vault."""
+    try:
+        resolved = path.resolve()
+    except (OSError, RuntimeError):
+        return False
+    root_resolved = root.resolve()
+    return resolved == root_resolved or root_resolved in resolved.parents
+
+
+# --- access (SPEC §3) -------------------------------------------------------------------
+
+
+def can_read(location: Location, ghost: str | None, config: VaultConfig) -> bool:
+    """Who may see a note. Invisible notes must be indistinguishable from absent ones."""
+    if not location.placed:
+        return False
+    if location.scope == "shared":
+        return True
+    if location.scope == "inbox" and location.owner is None:
+        return True
+    if location.scope == "project":
+        if ghost is None:
+            return False
+        members = config.projects.get(location.project or "")
+        return members is None or ghost in members
+    return ghost is not None and location.owner == ghost
+
+
+def can_write(location: Location, ghost: str | None, config: VaultConfig) -> bool:
+    return can_read(location, ghost, config)

@@ -1,0 +1,118 @@
+"""Pure markdown scanning: links, inline #tags, headings, with code excluded as Obsidian does."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+_FENCE_RE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
+_INLINE_CODE_RE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
+_WIKI_RE = re.compile(r"(!?)\[\[([^\[\]\n]*?)\]\]")
+_MD_LINK_RE = re.compile(r"(!?)\[([^\]\n]*)\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+\"[^\"\n]*\")?\s*\)")
+_TAG_RE = re.compile(r"(?:^|(?<=[\s(,;]))#([\w/\-]*[^\W\d][\w/\-]*)", re.UNICODE)
+_HEADING_RE = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
+_SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """One link as written. `target` is what to resolve (no heading, no label)."""
+
+    target: str
+    kind: str  # "wiki" | "embed" | "markdown"
+    heading: str | None = None
+    label: str | None = None
+
+    def to_dict(self) -> dict[str, str | None]:
+        return {"target": self.target, "kind": self.kind, "heading": self.heading, "label": self.label}
+
+
+def strip_code(body: str) -> str:
+    """The body with fenced code blocks and inline code blanked out (line count kept)."""
+    out: list[str] = []
+    fence: str | None = None
+    for line in body.split("\n"):
+        m = _FENCE_RE.match(line)
+        if fence is None:
+            if m:
+                fence = m.group(1)[0] * len(m.group(1))
+                out.append("")
+                continue
+            out.append(line)
+        else:
+            if m and m.group(1).startswith(fence) and line.strip().strip(fence[0]) == "":
+                fence = None
+            out.append("")
+    text = "\n".join(out)
+    return _INLINE_CODE_RE.sub(lambda m: " " * len(m.group(0)), text)
+
+
+def _wiki_link(embed: str, inner: str) -> Link | None:
+    label = None
+    if "|" in inner:
+        inner, label = inner.split("|", 1)
+        label = label.strip() or None
+    heading = None
+    if "#" in inner:
+        inner, heading = inner.split("#", 1)
+        heading = heading.strip() or None
+    target = inner.strip()
+    if not target:
+        return None  # [[#Heading]] points into the note itself; [[ ]] points nowhere
+    return Link(target, "embed" if embed else "wiki", heading, label)
+
+
+def _markdown_link(embed: str, label: str, href: str) -> Link | None:
+    if href.startswith("<") and href.endswith(">"):
+        href = href[1:-1]
+    if _SCHEME_RE.match(href) or href.startswith("#"):
+        return None
+    heading = None
+    if "#" in href:
+        href, heading = href.split("#", 1)
+    path = unquote(href).strip()
+    if not path.lower().endswith(".md"):
+        return None
+    return Link(path, "embed" if embed else "markdown", unquote(heading) if heading else None, label or None)
+
+
+def extract_links(body: str, code_free: str | None = None) -> list[Link]:
+    text = strip_code(body) if code_free is None else code_free
+    links: list[Link] = []
+    for m in _WIKI_RE.finditer(text):
+        link = _wiki_link(m.group(1), m.group(2))
+        if link:
+            links.append(link)
+    for m in _MD_LINK_RE.finditer(text):
+        link = _markdown_link(m.group(1), m.group(2), m.group(3))
+        if link:
+            links.append(link)
+    return links
+
+
+def extract_tags(body: str, code_free: str | None = None) -> list[str]:
+    """Inline #tags outside code; a tag needs a non-digit character, as in Obsidian."""
+    text = strip_code(body) if code_free is None else code_free
+    seen: dict[str, None] = {}
+    for line in text.split("\n"):
+        if _HEADING_RE.match(line):
+            line = line.lstrip("#")
+        for m in _TAG_RE.finditer(line):
+            tag = m.group(1).strip("/")
+            if tag:
+                seen.setdefault(tag, None)
+    return list(seen)
+
+
+def headings(body: str) -> list[tuple[int, str]]:
+    out = []
+    for line in strip_code(body).split("\n"):
+        m = _HEADING_RE.match(line)
+        if m:
+            out.append((len(m.group(1)), m.group(2)))
+    return out
+
+
+def normalize_tag(tag: str) -> str:
+    return tag.strip().lstrip("#").strip()

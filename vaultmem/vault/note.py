@@ -1,0 +1,193 @@
+"""The note model in one place: a tolerant, pure parser from bytes to a ParsedNote.
+
+Nothing here raises on bad input. A file that cannot be a note (binary, too large) parses
+to `None` plus a problem; a note with broken front matter parses as plain markdown plus a
+problem. Lint, the indexer and the commands all read notes through `parse_note`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from vaultmem.models import Problem
+from vaultmem.vault.frontmatter import FrontMatterError, SplitDocument, load_yaml, split_document
+from vaultmem.vault.ids import derived_id
+from vaultmem.vault.layout import MAX_NOTE_BYTES, Location, classify
+from vaultmem.vault.markdown import Link, extract_links, extract_tags, normalize_tag, strip_code
+
+# The canonical order in which vaultmem writes front matter keys (SPEC §2).
+CANONICAL_KEYS: tuple[str, ...] = (
+    "id", "title", "type", "scope", "owner", "project", "parent", "tags", "aliases",
+    "source", "trust_score", "confidence", "importance", "created", "updated", "expires",
+    "version", "hash", "last_validated_at", "last_validated_by", "comments",
+)  # fmt: skip
+UNIT_FIELDS = ("trust_score", "confidence", "importance")
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedNote:
+    relpath: str
+    id: str
+    id_derived: bool
+    title: str
+    type: str
+    location: Location
+    front_matter: dict[str, Any]  # JSON-safe; empty when missing or broken
+    body: str
+    tags: tuple[str, ...]  # front matter tags, then inline tags, de-duplicated
+    aliases: tuple[str, ...]
+    links: tuple[Link, ...]
+    problems: tuple[Problem, ...]
+    content_hash: str  # sha256 of the file bytes
+    fm_ok: bool = True  # False when the front matter was unusable (note degraded)
+    newline: str = "\n"
+    bom: bool = False
+    fm_text: str | None = None
+
+    @property
+    def scope(self) -> str:
+        return self.location.scope
+
+    @property
+    def owner(self) -> str | None:
+        return self.location.owner
+
+    @property
+    def project(self) -> str | None:
+        return self.location.project
+
+    def field(self, key: str, default: Any = None) -> Any:
+        return self.front_matter.get(key, default)
+
+    def unit(self, key: str) -> float | None:
+        """A [0, 1] field as a float, or None when absent or unusable."""
+        value = self.front_matter.get(key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return None
+        return float(value) if 0.0 <= value <= 1.0 else None
+
+    @property
+    def parent(self) -> str | None:
+        value = self.front_matter.get("parent")
+        return str(value) if isinstance(value, (str, int)) and str(value).strip() else None
+
+    @property
+    def version(self) -> int:
+        value = self.front_matter.get("version")
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+    def body_hash(self) -> str:
+        return body_hash(self.body)
+
+
+@dataclass(frozen=True, slots=True)
+class Unreadable:
+    """A file that is not a note at all; it is reported, never indexed."""
+
+    relpath: str
+    problem: Problem
+    content_hash: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def body_hash(body: str) -> str:
+    return "sha256:" + hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def file_stem(relpath: str) -> str:
+    name = relpath.rsplit("/", 1)[-1]
+    return name[:-3] if name.lower().endswith(".md") else name
+
+
+def _string_list(value: Any) -> list[str]:
+    """Tags and aliases as users write them: a list, or one string (comma/space separated)."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        parts = value.replace(",", " ").split() if "," in value or " " not in value.strip() else [value]
+        return [p for p in (s.strip() for s in parts) if p]
+    if isinstance(value, list):
+        return [str(v).strip() for v in value if v is not None and str(v).strip()]
+    return [str(value)]
+
+
+def looks_binary(data: bytes) -> bool:
+    return b"\x00" in data[:8192]
+
+
+def parse_note(relpath: str, data: bytes) -> ParsedNote | Unreadable:
+    """Parse one file. Pure: the same path and bytes always give the same result."""
+    chash = content_hash(data)
+    if len(data) > MAX_NOTE_BYTES:
+        return Unreadable(
+            relpath,
+            Problem(relpath, "error", "too_large", f"file is {len(data)} bytes; notes are at most {MAX_NOTE_BYTES}"),
+            chash,
+        )
+    if looks_binary(data):
+        return Unreadable(relpath, Problem(relpath, "error", "binary", "file holds binary data, not text"), chash)
+    problems: list[Problem] = []
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        text = data.decode("utf-8", errors="replace")
+        problems.append(
+            Problem(relpath, "error", "not_utf8", f"not valid UTF-8 (byte {exc.start}); read with replacements")
+        )
+    split: SplitDocument = split_document(text)
+    body = split.body.replace("\r\n", "\n")
+    front: dict[str, Any] = {}
+    fm_ok = True
+    if split.unclosed:
+        problems.append(Problem(relpath, "warning", "unclosed_frontmatter", "front matter has no closing '---'"))
+    if split.fm_text is not None:
+        try:
+            front = load_yaml(split.fm_text)
+        except FrontMatterError as exc:
+            fm_ok = False
+            problems.append(Problem(relpath, "error", exc.code, str(exc)))
+    location = classify(relpath)
+    raw_id = front.get("id")
+    if isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool) and str(raw_id).strip():
+        note_id, id_derived = str(raw_id).strip(), False
+    else:
+        note_id, id_derived = derived_id(relpath), True
+    raw_title = front.get("title")
+    title = str(raw_title).strip() if isinstance(raw_title, (str, int, float)) and str(raw_title).strip() else file_stem(relpath)
+    raw_type = front.get("type")
+    note_type = str(raw_type).strip() if isinstance(raw_type, str) and raw_type.strip() else "note"
+    code_free = strip_code(body)
+    tags: dict[str, None] = {}
+    for tag in _string_list(front.get("tags")):
+        tag = normalize_tag(tag)
+        if tag:
+            tags.setdefault(tag, None)
+    for tag in extract_tags(body, code_free):
+        tags.setdefault(tag, None)
+    aliases = tuple(_string_list(front.get("aliases")))
+    links = tuple(extract_links(body, code_free))
+    return ParsedNote(
+        relpath=relpath,
+        id=note_id,
+        id_derived=id_derived,
+        title=title,
+        type=note_type,
+        location=location,
+        front_matter=front,
+        body=body,
+        tags=tuple(tags),
+        aliases=aliases,
+        links=links,
+        problems=tuple(problems),
+        content_hash=chash,
+        fm_ok=fm_ok,
+        newline=split.newline,
+        bom=split.bom,
+        fm_text=split.fm_text,
+    )
