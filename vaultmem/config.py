@@ -6,6 +6,7 @@ else receives the frozen `VaultConfig`.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import tomllib
@@ -87,9 +88,9 @@ def validate_ghost_name(name: str) -> str:
     return name
 
 
-def find_vault(flag: str | Path | None, cwd: Path | None = None) -> Path:
+def find_vault(flag: str | Path | None, cwd: Path | None = None, env: Mapping[str, str] | None = None) -> Path:
     """--vault, else VAULTMEM_VAULT, else the nearest ancestor holding vaultmem.toml."""
-    explicit = flag or os.environ.get("VAULTMEM_VAULT")
+    explicit = flag or (os.environ if env is None else env).get("VAULTMEM_VAULT")
     if explicit:
         root = Path(explicit).expanduser().resolve()
         if not (root / CONFIG_NAME).is_file():
@@ -111,6 +112,29 @@ def _as_str_tuple(value: Any, where: str, warnings: list[str]) -> tuple[str, ...
     return ()
 
 
+def _table(data: Mapping[str, Any], name: str, warnings: list[str]) -> Mapping[str, Any]:
+    """A section as a mapping; a section of the wrong shape is a warning, never a crash."""
+    value = data.get(name, {})
+    if isinstance(value, dict):
+        return value
+    warnings.append(f"[{name}] in {CONFIG_NAME} must be a table; ignored")
+    return {}
+
+
+def _search_value(key: str, value: Any, default: int | float, warnings: list[str]) -> int | float | None:
+    """A search default of the right kind: no bools, no silent truncation of 1.7 to 1, no NaN."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        ok = False
+    elif isinstance(default, int):
+        ok = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    else:
+        ok = math.isfinite(value)
+    if not ok:
+        warnings.append(f"search.{key}: expected {'an integer' if isinstance(default, int) else 'a number'}, got {value!r}; ignored")
+        return None
+    return type(default)(value)
+
+
 def parse_config(data: Mapping[str, Any]) -> VaultConfig:
     """Build a VaultConfig from parsed TOML; unknown keys become warnings, not crashes."""
     warnings: list[str] = []
@@ -121,40 +145,46 @@ def parse_config(data: Mapping[str, Any]) -> VaultConfig:
             for key in value:
                 if key not in _KNOWN[section]:
                     warnings.append(f"unknown key {section}.{key} in {CONFIG_NAME}")
-    vault = data.get("vault", {}) or {}
-    ghosts = tuple(
-        g for g in _as_str_tuple(vault.get("ghosts", []), "vault.ghosts", warnings) if GHOST_RE.match(g)
-    )
+    vault = _table(data, "vault", warnings)
+    ghosts: list[str] = []
+    for name in _as_str_tuple(vault.get("ghosts", []), "vault.ghosts", warnings):
+        if GHOST_RE.match(name):
+            ghosts.append(name)
+        else:
+            warnings.append(f"vault.ghosts: {name!r} is not a valid ghost name; ignored")
     types = _as_str_tuple(vault.get("types", list(DEFAULT_TYPES)), "vault.types", warnings) or DEFAULT_TYPES
     projects: dict[str, tuple[str, ...] | None] = {}
-    for name, spec in (data.get("projects", {}) or {}).items():
+    for name, spec in _table(data, "projects", warnings).items():
         members = spec.get("members") if isinstance(spec, dict) else None
+        # A malformed member list closes the project (nobody) rather than opening it to all.
         projects[name] = None if members is None else _as_str_tuple(members, f"projects.{name}.members", warnings)
     memory_types = dict(DEFAULT_MEMORY_TYPES)
-    for name, group in (data.get("memory_types", {}) or {}).items():
+    for name, group in _table(data, "memory_types", warnings).items():
         memory_types[name] = _as_str_tuple(group, f"memory_types.{name}", warnings)
-    search_data = data.get("search", {}) or {}
+    search_data = _table(data, "search", warnings)
     defaults = SearchDefaults()
     search_kwargs: dict[str, Any] = {}
     for key in SearchDefaults.__dataclass_fields__:
         if key in search_data:
-            default = getattr(defaults, key)
-            try:
-                search_kwargs[key] = type(default)(search_data[key])
-            except (TypeError, ValueError):
-                warnings.append(f"search.{key}: expected a {type(default).__name__}; ignored")
-    embedding = data.get("embedding", {}) or {}
+            value = _search_value(key, search_data[key], getattr(defaults, key), warnings)
+            if value is not None:
+                search_kwargs[key] = value
+    embedding = _table(data, "embedding", warnings)
     backend = str(embedding.get("backend", "auto"))
     if backend not in EMBEDDING_BACKENDS:
         warnings.append(f"embedding.backend {backend!r} unknown; using 'auto'")
         backend = "auto"
-    chroma = data.get("chroma", {}) or {}
+    chroma = _table(data, "chroma", warnings)
     mode = str(chroma.get("mode", "embedded"))
     if mode not in ("embedded", "http"):
         warnings.append(f"chroma.mode {mode!r} unknown; using 'embedded'")
         mode = "embedded"
+    url = chroma.get("url")
+    if url is not None and not isinstance(url, str):
+        warnings.append(f"chroma.url: expected a string, got {url!r}; ignored")
+        url = None
     return VaultConfig(
-        ghosts=ghosts,
+        ghosts=tuple(ghosts),
         projects=projects,
         types=types,
         memory_types=memory_types,
@@ -162,7 +192,7 @@ def parse_config(data: Mapping[str, Any]) -> VaultConfig:
         embedding_backend=backend,
         embedding_model=str(embedding.get("model", "all-MiniLM-L6-v2")),
         chroma_mode=mode,
-        chroma_url=chroma.get("url"),
+        chroma_url=url,
         warnings=tuple(warnings),
     )
 

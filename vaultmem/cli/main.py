@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import sys
+import traceback
 from typing import Any
 
-import click
 import typer
 from typer.core import TyperGroup
 
@@ -32,13 +32,20 @@ class VaultmemGroup(TyperGroup):
         try:
             rv = super().main(argv, prog_name or "vaultmem", complete_var, standalone_mode=False, **extra)
             code = rv if isinstance(rv, int) and not isinstance(rv, bool) else 0
-        except click.exceptions.Abort:
+        except typer.Abort:
             output.error("interrupted", "interrupted", json_mode)
             code = 130
-        except click.ClickException as exc:
-            output.error("usage", exc.format_message(), json_mode)
-            if not json_mode and isinstance(exc, click.UsageError) and exc.ctx is not None:
-                sys.stderr.write(f"Try '{exc.ctx.command_path} --help' for help.\n")
+        except typer.TyperException as exc:
+            # Typer vendors click: its parse errors derive from TyperException, not from the
+            # separately installed `click`, so catching click.ClickException misses them all.
+            ctx = getattr(exc, "ctx", None)
+            if type(exc).__name__ == "NoArgsIsHelpError" and not json_mode:
+                sys.stderr.write(exc.format_message().rstrip("\n") + "\n")  # bare `vaultmem note`
+            else:
+                message = "missing command; see --help" if type(exc).__name__ == "NoArgsIsHelpError" else exc.format_message()
+                output.error("usage", message, json_mode)
+                if not json_mode and ctx is not None:
+                    sys.stderr.write(f"Try '{ctx.command_path} --help' for help.\n")
             code = 2
         except VaultmemError as exc:
             details = {k: v for k, v in exc.details.items() if v is not None}
@@ -49,6 +56,12 @@ class VaultmemGroup(TyperGroup):
         except KeyboardInterrupt:
             output.error("interrupted", "interrupted", json_mode)
             code = 130
+        except Exception as exc:
+            # The CLI edge is the one place that may catch everything: an agent must still get
+            # one JSON document and exit 1 (internal failure); the traceback goes to stderr.
+            traceback.print_exc(file=sys.stderr)
+            output.error("internal", f"internal error: {type(exc).__name__}: {exc}", json_mode)
+            code = 1
         if standalone_mode:
             sys.exit(code)
         return code
@@ -85,9 +98,9 @@ def root(
 
 
 def _register() -> None:
-    from vaultmem.cli import inbox, lint, notes, vaults
+    from vaultmem.cli import inbox, indexing, lint, notes, search, vaults
 
-    for module in (vaults, notes, inbox, lint):
+    for module in (vaults, notes, inbox, lint, indexing, search):
         module.register(app)
 
 

@@ -17,7 +17,7 @@ from vaultmem.config import VaultConfig
 from vaultmem.index.resolve import LinkSource, NameEntry, Resolver, compute_edges
 from vaultmem.index.statedb import NoteRecord, StateDB
 from vaultmem.models import Problem
-from vaultmem.vault.layout import FileEntry, classify, inside_vault, walk_notes
+from vaultmem.vault.layout import FileEntry, classify, symlink_refusal, walk_notes
 from vaultmem.vault.note import ParsedNote, Unreadable, parse_note
 from vaultmem.vault.schema import check_note
 
@@ -124,8 +124,9 @@ def record_for(parsed: ParsedNote | Unreadable, entry: FileEntry, config: VaultC
 def read_entry(root: Path, entry: FileEntry) -> ParsedNote | Unreadable:
     """Read and parse one file; symlinks leaving the vault are reported, never followed."""
     path = root / entry.relpath
-    if entry.symlink and not inside_vault(root, path):
-        return Unreadable(entry.relpath, Problem(entry.relpath, "error", "symlink_outside", "symlink points outside the vault; not followed"))
+    refusal = symlink_refusal(root, entry.relpath) if entry.symlink else None
+    if refusal is not None:
+        return Unreadable(entry.relpath, Problem(entry.relpath, "error", *refusal))
     if entry.size < 0:
         return Unreadable(entry.relpath, Problem(entry.relpath, "error", "unreadable", "broken symlink"))
     try:
@@ -162,10 +163,21 @@ def rebuild_edges(db: StateDB) -> None:
     resolver = Resolver(NameEntry(r.path, r.id or r.path, r.title or "", r.aliases) for r in records)
     sources = (LinkSource(r.path, r.links, r.parent) for r in records)
     db.replace_edges(compute_edges(resolver, sources))
+    # Readers holding a graph in memory (the watcher) rebuild it when this changes.
+    db.set_meta("edges_generation", str(int(db.get_meta("edges_generation") or "0") + 1))
 
 
-def catch_up(root: Path, db: StateDB, config: VaultConfig, progress: Progress | None = None) -> CatalogResult:
-    """Bring the state db up to date with the files. Idempotent; one transaction."""
+def catch_up(
+    root: Path,
+    db: StateDB,
+    config: VaultConfig,
+    progress: Progress | None = None,
+    bodies: dict[str, str] | None = None,
+) -> CatalogResult:
+    """Bring the state db up to date with the files. Idempotent; one transaction.
+
+    `bodies`, when given, collects the body of every note read, so the index stages that
+    follow in the same run need not read those files again."""
     known = db.stats()
     # Problems depend on the config (allowed types); a config change re-checks every file.
     signature = config_signature(config)
@@ -181,7 +193,10 @@ def catch_up(root: Path, db: StateDB, config: VaultConfig, progress: Progress | 
     touched: list[FileEntry] = []
     total = len(diff.changed)
     for i, entry in enumerate(diff.changed, 1):
-        record = record_for(read_entry(root, entry), entry, config)
+        parsed = read_entry(root, entry)
+        record = record_for(parsed, entry, config)
+        if bodies is not None and isinstance(parsed, ParsedNote):
+            bodies[entry.relpath] = parsed.body
         old = known.get(entry.relpath)
         if old is not None and old[2] == record.hash:
             # Only the mtime moved (touch, checkout): nothing to redo.

@@ -208,11 +208,12 @@ class StateDB:
     def tombstone(self, paths: Iterable[str]) -> None:
         self.conn.executemany("UPDATE files SET status='deleted' WHERE path=?", [(p,) for p in paths])
 
-    def purge_tombstones(self, vectors_enabled: bool) -> None:
-        if vectors_enabled:
-            self.conn.execute("DELETE FROM files WHERE status='deleted' AND ft_hash IS NULL AND vec_hash IS NULL")
+    def purge_tombstones(self, vectors_built: bool) -> None:
+        """Forget deleted files once every index has dropped them."""
+        if vectors_built:
+            self.conn.execute("DELETE FROM files WHERE status='deleted' AND ft_hash='gone' AND vec_hash='gone'")
         else:
-            self.conn.execute("DELETE FROM files WHERE status='deleted' AND ft_hash IS NULL")
+            self.conn.execute("DELETE FROM files WHERE status='deleted' AND ft_hash='gone'")
 
     def get(self, path: str) -> NoteRecord | None:
         row = self.conn.execute("SELECT * FROM files WHERE path=?", (path,)).fetchone()
@@ -248,37 +249,36 @@ class StateDB:
     # --- per-index progress -----------------------------------------------------------
 
     def pending(self, column: str) -> tuple[list[NoteRecord], list[str]]:
-        """(notes whose content the index does not hold yet, paths the index must drop)."""
+        """(notes whose content the index does not hold yet, paths the index must drop).
+
+        A tombstone is dropped even when the marker says the index never had it: a crash
+        between an index commit and the marker update must not leave an orphan behind."""
         assert column in ("ft_hash", "vec_hash")
         todo = self.records(f"status='note' AND ({column} IS NULL OR {column} != hash)")
         drop = [
             r[0]
             for r in self.conn.execute(
-                f"SELECT path FROM files WHERE (status='deleted' AND {column} IS NOT NULL) "
-                f"OR (status='unreadable' AND {column} IS NOT NULL)"
+                f"SELECT path FROM files WHERE (status='deleted' AND ({column} IS NULL OR {column} != 'gone')) "
+                f"OR (status='unreadable' AND {column} IS NOT NULL AND {column} != 'gone')"
             )
         ]
         return todo, drop
 
     def pending_count(self, column: str) -> int:
-        assert column in ("ft_hash", "vec_hash")
-        row = self.conn.execute(
-            f"SELECT COUNT(*) FROM files WHERE (status='note' AND ({column} IS NULL OR {column} != hash)) "
-            f"OR (status!='note' AND {column} IS NOT NULL)"
-        ).fetchone()
-        return int(row[0])
+        todo, drop = self.pending(column)
+        return len(todo) + len(drop)
 
     def mark_indexed(self, column: str, items: Iterable[tuple[str, str]]) -> None:
         """Record that the index holds `hash` for `path` (only if the row still has it)."""
         assert column in ("ft_hash", "vec_hash")
         self.conn.executemany(
-            f"UPDATE files SET {column}=? WHERE path=? AND hash=?", [(h, p, h) for p, h in items]
+            f"UPDATE files SET {column}=? WHERE path=? AND hash=? AND status='note'", [(h, p, h) for p, h in items]
         )
 
     def mark_dropped(self, column: str, paths: Iterable[str]) -> None:
         assert column in ("ft_hash", "vec_hash")
         self.conn.executemany(
-            f"UPDATE files SET {column}=NULL WHERE path=? AND status!='note'", [(p,) for p in paths]
+            f"UPDATE files SET {column}='gone' WHERE path=? AND status!='note'", [(p,) for p in paths]
         )
 
     def reset_index(self, column: str) -> None:

@@ -20,6 +20,12 @@ from vaultmem.vault.layout import Location, can_read, can_write
 
 if TYPE_CHECKING:
     from vaultmem.index.catalog import CatalogResult
+    from vaultmem.index.embedder import Choice, Embedder
+    from vaultmem.index.engine import Indexer
+    from vaultmem.index.fulltext import FullTextIndex
+    from vaultmem.index.graph import LinkGraph
+    from vaultmem.index.lock import IndexLock
+    from vaultmem.index.vectors import VectorIndex
 
 # Hooks the CLI passes in so services can report progress and warnings without knowing
 # about terminals: (message) for notices, (label, done, total) for progress.
@@ -38,6 +44,9 @@ class App:
     ghost: str | None
     notice: Notice = _quiet
     progress: ProgressHook | None = None
+    # Tests inject a ready embedder (the real model loaded once per session, or a tiny
+    # deterministic one for plumbing tests); None means "build from the config".
+    embedder_override: Embedder | None = None
     _db: StateDB | None = field(default=None, repr=False)
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -51,7 +60,7 @@ class App:
         progress: ProgressHook | None = None,
     ) -> App:
         env = os.environ if env is None else env
-        root = find_vault(vault)
+        root = find_vault(vault, env=env)
         config = load_config(root, env)
         for warning in config.warnings:
             notice(f"warning: {warning}")
@@ -96,6 +105,80 @@ class App:
                 hook("reading notes", done, total)
 
         return catch_up(self.root, self.db, self.config, progress)
+
+    def lock(self, role: str = "index", wait_s: float | None = None) -> IndexLock:
+        from vaultmem.index.lock import DEFAULT_WAIT_S, IndexLock
+
+        return IndexLock(self.state_dir / "index.lock", role, DEFAULT_WAIT_S if wait_s is None else wait_s)
+
+    def fulltext(self) -> FullTextIndex:
+        if "fulltext" not in self._cache:
+            from vaultmem.index.fulltext import FullTextIndex
+
+            ft = FullTextIndex(self.state_dir / "whoosh")
+            if ft.created:
+                self.db.reset_index("ft_hash")  # a new, empty index holds nothing
+            self._cache["fulltext"] = ft
+            self._cache.setdefault("_closers", []).append(ft.close)
+        return self._cache["fulltext"]  # type: ignore[no-any-return]
+
+    def embedding_choice(self) -> Choice:
+        if "choice" not in self._cache:
+            from vaultmem.index.embedder import Choice, choose
+
+            if self.embedder_override is not None:
+                e = self.embedder_override
+                self._cache["choice"] = Choice(e.backend, e.model, reason="injected", dims=e.dims)
+            else:
+                self._cache["choice"] = choose(self.config.embedding_backend, self.config.embedding_model)
+        return self._cache["choice"]  # type: ignore[no-any-return]
+
+    def embedder(self) -> Embedder | None:
+        if self.embedder_override is not None:
+            return self.embedder_override
+        if "embedder" not in self._cache:
+            from vaultmem.index.embedder import load
+
+            self._cache["embedder"] = load(self.embedding_choice())
+        return self._cache["embedder"]  # type: ignore[no-any-return]
+
+    @property
+    def chroma_mode(self) -> str:
+        return self.config.chroma_mode
+
+    def vector_index(self, fingerprint: str) -> VectorIndex:
+        key = f"vectors:{fingerprint}"
+        if key not in self._cache:
+            from vaultmem.index.vectors import VectorIndex, make_client
+
+            if "chroma" not in self._cache:
+                self._cache["chroma"] = make_client(self.config.chroma_mode, self.state_dir, self.config.chroma_url)
+            self._cache[key] = VectorIndex(self._cache["chroma"], str(self.root), fingerprint)
+        return self._cache[key]  # type: ignore[no-any-return]
+
+    def link_graph(self) -> LinkGraph:
+        """The NetworkX graph of resolved links, built once per reconcile generation."""
+        generation = self.db.get_meta("edges_generation") or "0"
+        cached = self._cache.get("graph")
+        if cached is None or cached[0] != generation:
+            from vaultmem.index.graph import LinkGraph
+
+            cached = (generation, LinkGraph(self.db.all_edges()))
+            self._cache["graph"] = cached
+        return cached[1]  # type: ignore[no-any-return]
+
+    def indexer(self) -> Indexer:
+        from vaultmem.index.engine import Indexer
+
+        return Indexer(
+            self.root,
+            self.db,
+            self.config,
+            self.fulltext,
+            self.vector_index,
+            self.embedder,
+            self.progress,
+        )
 
     def close(self) -> None:
         if self._db is not None:

@@ -13,7 +13,7 @@ from vaultmem.errors import Conflict, InvalidInput, NotFound
 from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import NoteSummary, WriteResult
 from vaultmem.services.app import App
-from vaultmem.services.lookup import find_note, location_of
+from vaultmem.services.lookup import find_note, location_of, records_titled
 from vaultmem.vault import store
 from vaultmem.vault.frontmatter import FrontMatterError, load_yaml
 from vaultmem.vault.ids import new_ulid
@@ -130,7 +130,7 @@ def ensure_unique_title(app: App, title: str, scope: str, exclude_path: str | No
     """Titles are unique, case-insensitively, among shared notes (SPEC §2)."""
     if scope != "shared":
         return
-    rows = app.db.records("status='note' AND scope='shared' AND title = ? COLLATE NOCASE", (title,))
+    rows = records_titled(app.db, title, "status='note' AND scope='shared'")
     clash = [r for r in rows if r.path != exclude_path]
     if clash:
         raise Conflict(

@@ -15,7 +15,7 @@ from typing import Any
 from vaultmem.errors import InvalidInput, VaultmemError
 from vaultmem.services.app import App
 from vaultmem.services.capture import capture_title
-from vaultmem.services.lookup import location_of
+from vaultmem.services.lookup import location_of, records_titled
 from vaultmem.services.notes import NewNote, create_note
 from vaultmem.vault.note import body_hash
 from vaultmem.vault.writer import normalize_body
@@ -84,10 +84,9 @@ def check_write(item: Any, shared: bool, warn: list[str], index: int) -> Checked
             warn.append(f"write {index}: confidence {confidence} clamped to {clamped}")
         confidence = clamped
     ttl = item.get("ttl_days")
-    if ttl is not None:
-        if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not 0 <= ttl <= MAX_TTL_DAYS:
-            warn.append(f"write {index}: ttl_days {ttl!r} is invalid; stored without expiry")
-            ttl = None
+    if ttl is not None and (isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not 0 <= ttl <= MAX_TTL_DAYS):
+        warn.append(f"write {index}: ttl_days {ttl!r} is invalid; stored without expiry")
+        ttl = None
     folder, note_type = ROUTES[kind]
     scope = "shared" if (kind == "semantic" and shared) else folder
     extra: dict[str, Any] = {"memory_type": kind}
@@ -168,9 +167,7 @@ def ingest(app: App, items: list[Any], shared: bool = False) -> dict[str, Any]:
 
 def _free_shared_title(app: App, title: str, taken: set[str]) -> str:
     candidate, n = title, 2
-    while candidate.lower() in taken or app.db.records(
-        "status='note' AND scope='shared' AND title = ? COLLATE NOCASE", (candidate,)
-    ):
+    while candidate.lower() in taken or records_titled(app.db, candidate, "status='note' AND scope='shared'"):
         candidate = f"{title} ({n})"
         n += 1
     return candidate

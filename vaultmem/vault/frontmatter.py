@@ -10,6 +10,7 @@ a memory change down to the lines the command meant to change.
 from __future__ import annotations
 
 import datetime as _dt
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -22,6 +23,10 @@ _BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 # Expanded size above which a front matter counts as an alias bomb ("billion laughs").
 MAX_EXPANDED_NODES = 20_000
+# Nesting deeper than this is refused before composing: libyaml's composer recurses in C
+# and overflows the stack (a segfault, not an exception) at a few ten thousand levels,
+# which a 2 MiB file of `[[[[…` or `- - - …` easily reaches.
+MAX_DEPTH = 100
 
 
 def _without_timestamps(resolvers: dict[Any, Any]) -> dict[Any, Any]:
@@ -97,16 +102,32 @@ def split_document(text: str) -> SplitDocument:
     return SplitDocument(bom, text[start : close.start()], text[close.end() :], newline)
 
 
-def _expanded_size(node: yaml.Node, memo: dict[int, int]) -> int:
+def _check_depth(fm_text: str) -> None:
+    """Refuse deep nesting using the event stream, which libyaml produces without recursing."""
+    depth = 0
+    for event in yaml.parse(fm_text, Loader=_Loader):
+        if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise FrontMatterError("invalid_yaml", "front matter nests too deeply")
+        elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            depth -= 1
+
+
+def _expanded_size(node: yaml.Node, memo: dict[int, int], active: set[int]) -> int:
     key = id(node)
     if key in memo:
         return memo[key]
-    memo[key] = 1  # guards against cycles while this node is being measured
+    if key in active:
+        # `a: &x [*x]` builds a structure that contains itself: unusable and unbounded.
+        raise FrontMatterError("yaml_alias_bomb", "front matter refers to itself through an alias")
+    active.add(key)
     size = 1
     if isinstance(node, yaml.SequenceNode):
-        size += sum(_expanded_size(child, memo) for child in node.value)
+        size += sum(_expanded_size(child, memo, active) for child in node.value)
     elif isinstance(node, yaml.MappingNode):
-        size += sum(_expanded_size(k, memo) + _expanded_size(v, memo) for k, v in node.value)
+        size += sum(_expanded_size(k, memo, active) + _expanded_size(v, memo, active) for k, v in node.value)
+    active.discard(key)
     memo[key] = size
     return size
 
@@ -117,10 +138,11 @@ def load_yaml(fm_text: str) -> dict[str, Any]:
         return {}
     loader = _Loader(fm_text)
     try:
+        _check_depth(fm_text)
         node = loader.get_single_node()
         if node is None:
             return {}
-        if _expanded_size(node, {}) > MAX_EXPANDED_NODES:
+        if _expanded_size(node, {}, set()) > MAX_EXPANDED_NODES:
             raise FrontMatterError(
                 "yaml_alias_bomb", "front matter expands beyond a safe size (alias bomb?)"
             )
@@ -142,11 +164,17 @@ def load_yaml(fm_text: str) -> dict[str, Any]:
 
 def jsonable(value: Any) -> Any:
     """Turn what YAML can produce (dates, bytes, sets, non-string keys) into JSON values."""
+    if isinstance(value, float) and not math.isfinite(value):
+        # JSON has no NaN or Infinity; keep YAML's spelling so nothing is silently lost.
+        return ".nan" if math.isnan(value) else (".inf" if value > 0 else "-.inf")
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, dict):
         return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
+    if isinstance(value, (set, frozenset)):
+        # A YAML !!set has no order in Python; sort so the same bytes always parse the same.
+        return [jsonable(v) for v in sorted(value, key=str)]
+    if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
     if isinstance(value, (_dt.date, _dt.datetime)):
         return value.isoformat()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import stat as stat_mod
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,6 +127,24 @@ def inside_vault(root: Path, path: Path) -> bool:
     return resolved == root_resolved or root_resolved in resolved.parents
 
 
+def symlink_refusal(root: Path, relpath: str) -> tuple[str, str] | None:
+    """(problem code, message) when the symlinked note at `relpath` must not be followed.
+
+    Access follows the folder a note is *in*, so a link may only point at a note with the
+    same readers: `shared/peek.md -> private/alice/x.md` would otherwise hand alice's note
+    to everyone, and a link into `.vaultmem/trash/` would revive deleted private notes."""
+    path = root / relpath
+    if not inside_vault(root, path):
+        return ("symlink_outside", "symlink points outside the vault; not followed")
+    try:
+        target = path.resolve().relative_to(root.resolve()).as_posix()
+    except (OSError, RuntimeError, ValueError):
+        return ("symlink_outside", "symlink cannot be resolved inside the vault; not followed")
+    if not is_note_path(target) or classify(target) != classify(relpath):
+        return ("symlink_crosses_scope", "symlink points at a file with other readers; not followed")
+    return None
+
+
 # --- access (SPEC §3) -------------------------------------------------------------------
 
 
@@ -148,3 +166,26 @@ def can_read(location: Location, ghost: str | None, config: VaultConfig) -> bool
 
 def can_write(location: Location, ghost: str | None, config: VaultConfig) -> bool:
     return can_read(location, ghost, config)
+
+
+def reader_token(location: Location) -> str:
+    """The access class of a note, stored in every index so filters apply inside them."""
+    if not location.placed:
+        return "nobody"
+    if location.scope == "shared" or (location.scope == "inbox" and location.owner is None):
+        return "public"
+    if location.scope == "project":
+        return f"project:{location.project}"
+    return f"ghost:{location.owner}"
+
+
+def reader_tokens(ghost: str | None, config: VaultConfig, projects: Iterable[str]) -> list[str]:
+    """Every access class `ghost` may read, given the projects present in the vault."""
+    tokens = ["public"]
+    if ghost is None:
+        return tokens
+    tokens.append(f"ghost:{ghost}")
+    for project in sorted(set(projects)):
+        if can_read(Location("project", project=project), ghost, config):
+            tokens.append(f"project:{project}")
+    return tokens

@@ -94,6 +94,8 @@ def extract_links(body: str, code_free: str | None = None) -> list[Link]:
 def extract_tags(body: str, code_free: str | None = None) -> list[str]:
     """Inline #tags outside code; a tag needs a non-digit character, as in Obsidian."""
     text = strip_code(body) if code_free is None else code_free
+    # `[see](#heading)` and `[x](page.md#part)` point somewhere; their `#` starts no tag.
+    text = _MD_LINK_RE.sub(lambda m: m.group(1) + "[" + m.group(2) + "]", text)
     seen: dict[str, None] = {}
     for line in text.split("\n"):
         if _HEADING_RE.match(line):

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from vaultmem.config import STATE_DIR
 from vaultmem.errors import Conflict, InvalidInput, NotFound
-from vaultmem.vault.layout import MAX_NOTE_BYTES, inside_vault
+from vaultmem.vault.layout import MAX_NOTE_BYTES, inside_vault, symlink_refusal
 
 MAX_NAME_BYTES = 100
 
@@ -64,7 +64,7 @@ def read_file(root: Path, relpath: str) -> tuple[bytes, FileStamp]:
     """Bytes and stamp of a note file. A missing file or a symlink leaving the vault is
     NotFound, so neither can be told apart from the other."""
     path = root / check_relpath(relpath)
-    if path.is_symlink() and not inside_vault(root, path):
+    if path.is_symlink() and symlink_refusal(root, check_relpath(relpath)) is not None:
         raise NotFound(f"no note {relpath!r}")
     try:
         with open(path, "rb") as fh:
@@ -158,7 +158,9 @@ def slugify(title: str) -> str:
     """A file name stem from a title: no separators, dots-first, control characters or
     traversal; lower-case words joined by hyphens; at most MAX_NAME_BYTES with `.md`."""
     text = unicodedata.normalize("NFKC", title)
-    text = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C")
+    # Control, format and surrogate characters separate words ("a\tb" -> "a-b") and never
+    # reach the file system.
+    text = "".join(" " if unicodedata.category(ch)[0] == "C" else ch for ch in text)
     slug = _UNSAFE_RE.sub("-", text.lower()).strip("-_.")
     slug = re.sub(r"-{2,}", "-", slug) or "note"
     limit = MAX_NAME_BYTES - len(".md") - 4  # room for a "-NNN" uniqueness suffix

@@ -1,0 +1,57 @@
+"""`index [--full]` and `status`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from vaultmem.cli.common import GhostOpt, JsonOpt, VaultOpt, json_mode, open_app
+from vaultmem.cli.output import emit, progress_hook
+
+
+def _render_index(con: Any, data: dict[str, Any]) -> None:
+    con.print(
+        f"added {data['added']}, updated {data['updated']}, deleted {data['deleted']}, "
+        f"moved {data['moved']}, unchanged {data['unchanged']} in {data['seconds']:.2f} s"
+    )
+    if data["embedded_chunks"]:
+        con.print(f"embedded {data['embedded_chunks']} chunks of {data['embedded_notes']} notes")
+    for err in data["errors"]:
+        con.print(f"[red]skipped or degraded[/] {err['path']}: {err['message']}")
+
+
+def _render_status(con: Any, data: dict[str, Any]) -> None:
+    notes, index, watcher = data["notes"], data["index"], data["watcher"]
+    scopes = ", ".join(f"{k} {v}" for k, v in sorted(notes["by_scope"].items()))
+    con.print(f"[bold]{data['vault']}[/]: {notes['total']} notes ({scopes})")
+    state = "fresh" if index["fresh"] else f"{index['pending']} pending"
+    emb = index["embedding"]
+    con.print(f"index: {state}; embedding: {emb['backend']} {emb['model'] or ''} ({emb['reason']})")
+    con.print("watcher: " + (f"running, pid {watcher['pid']}" if watcher["running"] else "not running"))
+    for err in index["errors"]:
+        con.print(f"[red]problem[/] {err['path']}: {err['message']}")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("index")
+    def index(
+        ctx: typer.Context,
+        full: Annotated[bool, typer.Option("--full", help="Rebuild every index from nothing.")] = False,
+        vault: VaultOpt = None,
+        ghost: GhostOpt = None,
+        json_: JsonOpt = False,
+    ) -> None:
+        """Reconcile the vault into Whoosh, Chroma and the link graph."""
+        from vaultmem.services.indexing import run_index
+
+        with progress_hook(True) as hook:
+            app_ = open_app(ctx, vault, None, progress=hook)
+            emit(run_index(app_, full=full), json_mode(ctx, json_), _render_index)
+
+    @app.command("status")
+    def status(ctx: typer.Context, vault: VaultOpt = None, ghost: GhostOpt = None, json_: JsonOpt = False) -> None:
+        """Notes per scope, index freshness, embedding backend, watcher."""
+        from vaultmem.services.indexing import status as get_status
+
+        emit(get_status(open_app(ctx, vault, None)), json_mode(ctx, json_), _render_status)

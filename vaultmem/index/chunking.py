@@ -1,0 +1,110 @@
+"""Heading- and paragraph-aware chunks that fit the embedding model's window. Pure.
+
+all-MiniLM-L6-v2 reads at most 256 word pieces; anything longer is silently cut off. A
+chunk is one section's paragraphs packed up to a budget below that, each prefixed with the
+note title and heading path so a paragraph deep in a note still says what it is about.
+Paragraphs too long on their own are split at sentences, then at words.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+CHUNKER_VERSION = "c2"
+MAX_TOKENS = 256  # the model's window in word pieces
+BUDGET = 200  # estimated tokens per chunk body, leaving room for the title prefix
+MAX_CHUNKS_PER_NOTE = 256  # bounds embedding work on huge notes; BM25 still covers all
+
+_TOKEN_RE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+_HEADING_RE = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+")
+_FENCE_RE = re.compile(r"^[ \t]{0,3}(```|~~~)")
+
+
+def estimate_tokens(text: str) -> int:
+    """Word-piece estimate: words and punctuation, long words counted as several pieces."""
+    total = 0
+    for tok in _TOKEN_RE.findall(text):
+        total += 1 + len(tok) // 8
+    return total
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    index: int
+    heading: str  # "H1 > H2" path, empty before the first heading
+    text: str  # the chunk body as written in the note
+
+    def embed_text(self, title: str) -> str:
+        head = f"{title} > {self.heading}" if self.heading else title
+        return f"{head}\n{self.text}"
+
+
+def _sections(body: str) -> list[tuple[str, str]]:
+    """(heading path, section text) in order; code fences never start a section."""
+    sections: list[tuple[str, list[str]]] = [("", [])]
+    path: list[tuple[int, str]] = []
+    fence = False
+    for line in body.split("\n"):
+        if _FENCE_RE.match(line):
+            fence = not fence
+        m = None if fence else _HEADING_RE.match(line)
+        if m:
+            level = len(m.group(1))
+            path = [(lvl, txt) for lvl, txt in path if lvl < level] + [(level, m.group(2).strip())]
+            sections.append((" > ".join(t for _, t in path), []))
+        else:
+            sections[-1][1].append(line)
+    return [(h, "\n".join(lines).strip()) for h, lines in sections if "\n".join(lines).strip()]
+
+
+def _paragraphs(text: str) -> list[str]:
+    return [p.strip() for p in re.split(r"\n[ \t]*\n", text) if p.strip()]
+
+
+def _split_long(paragraph: str, budget: int) -> list[str]:
+    if estimate_tokens(paragraph) <= budget:
+        return [paragraph]
+    pieces: list[str] = []
+    current: list[str] = []
+    size = 0
+    for sentence in _SENTENCE_RE.split(paragraph):
+        cost = estimate_tokens(sentence)
+        if cost > budget:
+            words = sentence.split()
+            step = max(1, budget // 2)
+            parts = [" ".join(words[i : i + step]) for i in range(0, len(words), step)]
+        else:
+            parts = [sentence]
+        for part in parts:
+            part_cost = estimate_tokens(part)
+            if current and size + part_cost > budget:
+                pieces.append(" ".join(current))
+                current, size = [], 0
+            current.append(part)
+            size += part_cost
+    if current:
+        pieces.append(" ".join(current))
+    return pieces
+
+
+def chunk_note(body: str, budget: int = BUDGET) -> list[Chunk]:
+    """Split a note body into chunks of at most ~`budget` estimated tokens."""
+    chunks: list[Chunk] = []
+    for heading, text in _sections(body):
+        current: list[str] = []
+        size = 0
+        for para in _paragraphs(text):
+            for piece in _split_long(para, budget):
+                cost = estimate_tokens(piece)
+                if current and size + cost > budget:
+                    chunks.append(Chunk(len(chunks), heading, "\n\n".join(current)))
+                    current, size = [], 0
+                current.append(piece)
+                size += cost
+        if current:
+            chunks.append(Chunk(len(chunks), heading, "\n\n".join(current)))
+        if len(chunks) >= MAX_CHUNKS_PER_NOTE:
+            return chunks[:MAX_CHUNKS_PER_NOTE]
+    return chunks

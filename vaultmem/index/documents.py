@@ -1,0 +1,87 @@
+"""What the derived indexes store per note, and the filters both retrievers apply.
+
+One `IndexDoc` feeds Whoosh and Chroma alike, so a filter means the same in each: access
+class, scope, types, tags, project, dates, trust, confidence, importance and expiry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vaultmem.index.statedb import NoteRecord
+from vaultmem.vault.dates import FAR_FUTURE, to_epoch
+from vaultmem.vault.layout import Location, reader_token
+
+
+NEUTRAL = 0.5  # the value of a missing trust, confidence or importance
+
+
+@dataclass(frozen=True, slots=True)
+class IndexDoc:
+    path: str
+    id: str
+    title: str
+    aliases: tuple[str, ...]
+    tags: tuple[str, ...]  # lower-case
+    body: str
+    type: str
+    scope: str
+    owner: str
+    project: str
+    reader: str
+    created: int  # epoch seconds (file mtime when the note has no date)
+    updated: int
+    expires: int  # FAR_FUTURE when the note never expires
+    trust: float
+    confidence: float
+    importance: float
+    hash: str
+
+
+def doc_for(rec: NoteRecord, body: str) -> IndexDoc:
+    mtime = rec.mtime_ns // 1_000_000_000
+    created = to_epoch(rec.created, None)
+    updated = to_epoch(rec.updated, None)
+    location = Location(rec.scope or "shared", rec.owner, rec.project, rec.placed)
+    return IndexDoc(
+        path=rec.path,
+        id=rec.id or rec.path,
+        title=rec.title or "",
+        aliases=tuple(rec.aliases),
+        tags=tuple(t.lower() for t in rec.tags),
+        body=body,
+        type=rec.type or "note",
+        scope=rec.scope or "shared",
+        owner=rec.owner or "",
+        project=rec.project or "",
+        reader=reader_token(location),
+        created=created if created is not None else (updated if updated is not None else mtime),
+        updated=updated if updated is not None else (created if created is not None else mtime),
+        expires=to_epoch(rec.expires, FAR_FUTURE) or FAR_FUTURE,
+        trust=rec.trust if rec.trust is not None else NEUTRAL,
+        confidence=rec.confidence if rec.confidence is not None else NEUTRAL,
+        importance=rec.importance if rec.importance is not None else NEUTRAL,
+        hash=rec.hash,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """Search filters of SPEC §5, applied inside each retriever before ranking.
+
+    `readers` carries the access rules: only notes of these access classes exist for the
+    query. Missing trust, confidence and importance count as 0.5 (neutral)."""
+
+    readers: tuple[str, ...]
+    now: int
+    scopes: tuple[str, ...] = ()
+    types: tuple[str, ...] = ()  # any of
+    tags: tuple[str, ...] = ()  # all of, lower-case
+    project: str | None = None
+    since: int | None = None  # created >= since
+    until: int | None = None  # created <= until
+    min_trust: float | None = None
+    min_confidence: float | None = None
+    min_importance: float | None = None
+    include_expired: bool = False
+    paths: tuple[str, ...] | None = None  # restrict to these notes (reference search)

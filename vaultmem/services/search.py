@@ -1,0 +1,228 @@
+"""The `search` use case: bring every index up to date, build the caller's filters, run
+the hybrid engine (search/hybrid.py) over this vault's parts."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from vaultmem.errors import InvalidInput
+from vaultmem.index.documents import Filters
+from vaultmem.index.statedb import NoteRecord
+from vaultmem.search.hybrid import MODES, Retrievers, SearchOptions, run_search
+from vaultmem.services.app import App
+from vaultmem.services.lookup import location_of
+from vaultmem.vault.dates import parse_iso
+from vaultmem.vault.layout import reader_tokens
+from vaultmem.vault.note import ParsedNote, parse_note
+
+SCOPE_ALIASES = {
+    "all": None,
+    "shared": ("shared",),
+    "shared_only": ("shared",),
+    "private": ("private",),
+    "private_only": ("private",),
+    "project": ("project",),
+    "projects": ("project",),
+    "projects_only": ("project",),
+    "diary": ("diary",),
+    "diary_only": ("diary",),
+    "inbox": ("inbox",),
+}
+MAX_LIMIT = 200
+_DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+@dataclass(frozen=True, slots=True)
+class FilterSpec:
+    """Filters as a caller states them (SPEC §5); checked and translated by `build_filters`."""
+
+    scope: str | None = None
+    tags: Sequence[str] = ()
+    types: Sequence[str] = ()
+    memory_type: str | None = None
+    project: str | None = None
+    since: str | None = None
+    until: str | None = None
+    min_trust: float | None = None
+    min_confidence: float | None = None
+    min_importance: float | None = None
+    include_expired: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRequest:
+    query: str
+    mode: str = "hybrid"
+    limit: int | None = None
+    filters: FilterSpec = field(default_factory=FilterSpec)
+    bm25_weight: float | None = None
+    embedding_weight: float | None = None
+    rrf_k: float | None = None
+    trust_bias: float | None = None
+    graph_depth: int | None = None
+    include_parent: bool = True
+    include_links_in: bool = True
+    include_links_out: bool = True
+    budget_tokens: int | None = None
+    explain: bool = False
+
+
+def parse_date_bound(value: str | None, name: str, end_of_day: bool) -> int | None:
+    if value is None or not value.strip():
+        return None
+    moment = parse_iso(value)
+    if moment is None:
+        raise InvalidInput(f"--{name} must be an ISO-8601 date like 2026-11-21 or 2026-11-21T10:00:00Z, not {value!r}")
+    if end_of_day and _DATE_ONLY.match(value.strip()):
+        moment = moment + timedelta(days=1) - timedelta(seconds=1)
+    return int(moment.timestamp())
+
+
+def _unit(name: str, value: float | None) -> float | None:
+    if value is not None and not 0.0 <= value <= 1.0:
+        raise InvalidInput(f"--{name} must be in [0, 1], not {value}")
+    return value
+
+
+def build_filters(app: App, spec: FilterSpec, paths: Sequence[str] | None = None) -> Filters:
+    scope_key = (spec.scope or "all").strip().lower()
+    if scope_key not in SCOPE_ALIASES:
+        raise InvalidInput(f"unknown scope {spec.scope!r}; use one of {', '.join(SCOPE_ALIASES)}")
+    types = [t for t in spec.types if t]
+    if spec.memory_type:
+        group = app.config.memory_types.get(spec.memory_type)
+        if group is None:
+            known = ", ".join(sorted(app.config.memory_types))
+            raise InvalidInput(f"unknown memory type {spec.memory_type!r}; this vault defines: {known}")
+        # --type narrows a memory-type group; alone, the group is the type list.
+        types = [t for t in types if t in group] if types else list(group)
+        if not types:
+            types = ["\x00none"]
+    projects = [
+        r[0] for r in app.db.conn.execute("SELECT DISTINCT project FROM files WHERE project IS NOT NULL AND status='note'")
+    ]
+    return Filters(
+        readers=tuple(reader_tokens(app.ghost, app.config, projects)),
+        now=int(time.time()),
+        scopes=SCOPE_ALIASES[scope_key] or (),
+        types=tuple(types),
+        tags=tuple(t.lstrip("#").lower() for t in spec.tags if t.strip()),
+        project=spec.project,
+        since=parse_date_bound(spec.since, "since", end_of_day=False),
+        until=parse_date_bound(spec.until, "until", end_of_day=True),
+        min_trust=_unit("min-trust", spec.min_trust),
+        min_confidence=_unit("min-confidence", spec.min_confidence),
+        min_importance=_unit("min-importance", spec.min_importance),
+        include_expired=spec.include_expired,
+        paths=tuple(paths) if paths is not None else None,
+    )
+
+
+def options_for(app: App, req: SearchRequest) -> SearchOptions:
+    d = app.config.search
+    if req.mode not in MODES:
+        raise InvalidInput(f"--mode must be one of {', '.join(MODES)}, not {req.mode!r}")
+    limit = d.max_results if req.limit is None else req.limit
+    if not 1 <= limit <= MAX_LIMIT:
+        raise InvalidInput(f"--limit must be between 1 and {MAX_LIMIT}")
+    depth = d.graph_depth if req.graph_depth is None else req.graph_depth
+    if not 0 <= depth <= 5:
+        raise InvalidInput("--graph-depth must be between 0 and 5")
+    rrf_k = float(d.rrf_k if req.rrf_k is None else req.rrf_k)
+    if rrf_k <= 0:
+        raise InvalidInput("--rrf-k must be positive")
+    bm25_w = d.bm25_weight if req.bm25_weight is None else req.bm25_weight
+    emb_w = d.embedding_weight if req.embedding_weight is None else req.embedding_weight
+    if bm25_w < 0 or emb_w < 0:
+        raise InvalidInput("weights must not be negative")
+    if req.budget_tokens is not None and req.budget_tokens < 1:
+        raise InvalidInput("--budget-tokens must be positive")
+    return SearchOptions(
+        mode=req.mode,
+        limit=limit,
+        bm25_weight=bm25_w,
+        embedding_weight=emb_w,
+        rrf_k=rrf_k,
+        trust_bias=d.trust_bias if req.trust_bias is None else req.trust_bias,
+        graph_depth=depth,
+        include_parent=req.include_parent,
+        include_links_in=req.include_links_in,
+        include_links_out=req.include_links_out,
+        budget_tokens=req.budget_tokens,
+        explain=req.explain,
+    )
+
+
+def refresh(app: App) -> None:
+    """`search` never answers from stale indexes: catch every index up first."""
+    from vaultmem.services.indexing import run_index
+
+    run_index(app)
+
+
+def read_body(app: App, rec: NoteRecord) -> str | None:
+    try:
+        with open(app.root / rec.path, "rb") as fh:
+            parsed = parse_note(rec.path, fh.read())
+    except OSError:
+        return None
+    return parsed.body if isinstance(parsed, ParsedNote) else None
+
+
+def retrievers(app: App, mode: str, warnings: list[str]) -> tuple[Retrievers, str]:
+    """The parts for this vault; falls back to BM25 when there are no embeddings."""
+    vectors = None
+    embed_query = None
+    if mode in ("hybrid", "vector"):
+        choice = app.embedding_choice()
+        fp = app.db.get_meta("vector_fingerprint")
+        embedder = app.embedder() if choice.enabled else None
+        if embedder is not None and fp is not None:
+            vectors = app.vector_index(fp)
+
+            def embed_query(text: str) -> list[float]:
+                assert embedder is not None
+                return embedder.embed([text])[0]
+
+        elif mode == "vector":
+            raise InvalidInput(f"vector search needs embeddings, and this vault has none ({choice.reason})")
+        else:
+            warnings.append(f"no embeddings ({choice.reason}): searched with BM25 + graph only")
+            mode = "bm25"
+    parts = Retrievers(
+        db=app.db,
+        fulltext=app.fulltext() if mode in ("hybrid", "bm25") else None,
+        vectors=vectors,
+        embed_query=embed_query,
+        graph=app.link_graph,
+        read_body=lambda rec: read_body(app, rec),
+        visible=lambda rec: app.can_read(location_of(rec)),
+    )
+    return parts, mode
+
+
+def search(app: App, req: SearchRequest, fresh: bool = False) -> dict[str, Any]:
+    query = req.query.strip()
+    if not query:
+        raise InvalidInput("the query is empty")
+    opts = options_for(app, req)
+    if not fresh:
+        refresh(app)
+    filters = build_filters(app, req.filters)
+    warnings: list[str] = []
+    parts, mode = retrievers(app, opts.mode, warnings)
+    if mode != opts.mode:
+        opts = SearchOptions(**{**{f: getattr(opts, f) for f in SearchOptions.__dataclass_fields__}, "mode": mode})
+    result = run_search(parts, query, filters, opts)
+    if mode != req.mode:
+        result["requested_mode"] = req.mode
+    if warnings:
+        result["warnings"] = warnings + result.get("warnings", [])
+        for w in warnings:
+            app.notice(f"warning: {w}")
+    return result
