@@ -11,9 +11,8 @@ export TRANSFORMERS_OFFLINE := 1
 
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
 	# constraints.txt pins torch to the CPU build on these machines (no CUDA downloads)
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[embeddings,dev]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[embeddings,dev]' --config-settings editable_mode=compat
 	@touch $(STAMP)
 
 install: $(STAMP)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import typer.testing
 from typer.testing import CliRunner
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -38,6 +39,21 @@ class Result:
         return json.loads(self.stdout)
 
 
+_built: dict[int, Any] = {}
+
+
+def _command_once(app: Any) -> Any:
+    """Typer rebuilds the click command from every signature on each invoke (~0.1 s, most of
+    a test's time); the command is reusable, so build it once per process."""
+    key = id(app)
+    if key not in _built:
+        _built[key] = _build_command(app)
+    return _built[key]
+
+
+_build_command = getattr(typer.testing, "_get_command", None)
+
+
 class Cli:
     """Runs `vaultmem ARGS` in-process against one vault and parses `--json` output."""
 
@@ -45,7 +61,9 @@ class Cli:
         self.vault = vault
         self.runner = CliRunner()
 
-    def __call__(self, *args: str, ghost: str | None = None, input: str | None = None, json_: bool = True, vault: bool = True) -> Result:
+    def __call__(
+        self, *args: str, ghost: str | None = None, input: str | None = None, json_: bool = True, vault: bool = True
+    ) -> Result:
         from vaultmem.cli.main import app
 
         argv = list(args)
@@ -55,7 +73,12 @@ class Cli:
             argv += ["--ghost", ghost]
         if json_:
             argv.append("--json")
-        res = self.runner.invoke(app, argv, input=input, catch_exceptions=False)
+        if _build_command is not None:
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setattr(typer.testing, "_get_command", _command_once)
+                res = self.runner.invoke(app, argv, input=input, catch_exceptions=False)
+        else:
+            res = self.runner.invoke(app, argv, input=input, catch_exceptions=False)
         return Result(res.exit_code, res.stdout, res.stderr)
 
     def ok(self, *args: str, **kw: Any) -> Any:

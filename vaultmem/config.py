@@ -53,9 +53,7 @@ class VaultConfig:
     # project name -> member ghosts; None means open to every ghost
     projects: Mapping[str, tuple[str, ...] | None] = field(default_factory=dict)
     types: tuple[str, ...] = DEFAULT_TYPES
-    memory_types: Mapping[str, tuple[str, ...]] = field(
-        default_factory=lambda: dict(DEFAULT_MEMORY_TYPES)
-    )
+    memory_types: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: dict(DEFAULT_MEMORY_TYPES))
     search: SearchDefaults = field(default_factory=SearchDefaults)
     embedding_backend: str = "auto"
     embedding_model: str = "all-MiniLM-L6-v2"
@@ -82,8 +80,7 @@ _KNOWN: dict[str, set[str]] = {
 def validate_ghost_name(name: str) -> str:
     if not GHOST_RE.match(name):
         raise InvalidInput(
-            f"invalid ghost name {name!r}: use 1-64 of a-z, 0-9, '_' and '-', "
-            "starting with a letter or digit"
+            f"invalid ghost name {name!r}: use 1-64 of a-z, 0-9, '_' and '-', starting with a letter or digit"
         )
     return name
 
@@ -100,9 +97,7 @@ def find_vault(flag: str | Path | None, cwd: Path | None = None, env: Mapping[st
     for candidate in (here, *here.parents):
         if (candidate / CONFIG_NAME).is_file():
             return candidate
-    raise VaultNotFound(
-        f"no vault found: pass --vault, set VAULTMEM_VAULT, or run inside a folder with {CONFIG_NAME}"
-    )
+    raise VaultNotFound(f"no vault found: pass --vault, set VAULTMEM_VAULT, or run inside a folder with {CONFIG_NAME}")
 
 
 def _as_str_tuple(value: Any, where: str, warnings: list[str]) -> tuple[str, ...]:
@@ -130,7 +125,9 @@ def _search_value(key: str, value: Any, default: int | float, warnings: list[str
     else:
         ok = math.isfinite(value)
     if not ok:
-        warnings.append(f"search.{key}: expected {'an integer' if isinstance(default, int) else 'a number'}, got {value!r}; ignored")
+        warnings.append(
+            f"search.{key}: expected {'an integer' if isinstance(default, int) else 'a number'}, got {value!r}; ignored"
+        )
         return None
     return type(default)(value)
 

@@ -9,11 +9,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 if TYPE_CHECKING:
-    from vaultmem.services.app import App
+    from vaultmem.services.app import AfterWrite, App, Notice
 
 VaultOpt = Annotated[
     Path | None,
-    typer.Option("--vault", help="Vault folder. Default: $VAULTMEM_VAULT, else the nearest folder holding vaultmem.toml.", show_default=False),
+    typer.Option(
+        "--vault",
+        help="Vault folder. Default: $VAULTMEM_VAULT, else the nearest folder holding vaultmem.toml.",
+        show_default=False,
+    ),
 ]
 GhostOpt = Annotated[
     str | None,
@@ -36,15 +40,46 @@ def open_app(ctx: typer.Context, vault: Path | None, ghost: str | None, progress
     from vaultmem.services.app import App
 
     g = globals_of(ctx)
+    provider = g.get("app_provider")
+    if provider is not None:
+        # Inside the watcher (vaultmem/daemon/bridge.py): its warm App, as this request's ghost.
+        return provider(vault or g.get("vault"), ghost or g.get("ghost"), notice, progress)
     app = App.open(vault or g.get("vault"), ghost or g.get("ghost"), notice=notice, progress=progress)
+    app.after_write = _watcher_sync(app, notice)
     ctx.call_on_close(app.close)
     return app
+
+
+def _watcher_sync(app: App, notice: Notice) -> AfterWrite:
+    """After a write: when a watcher runs, wait (bounded) until it has indexed the files."""
+
+    def after_write(paths: list[str]) -> None:
+        from vaultmem.daemon.client import SYNC_TIMEOUT_S, sync
+
+        outcome = sync(str(app.root), paths, SYNC_TIMEOUT_S)
+        if outcome not in ("synced", "no_watcher"):
+            notice(f"warning: written, but the watcher has not indexed it yet ({outcome}); it will shortly")
+
+    return after_write
+
+
+def read_stdin(what: str) -> str:
+    """All of stdin as UTF-8 text; other bytes are invalid input, not a crash."""
+    from vaultmem.errors import InvalidInput
+
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        return sys.stdin.read()
+    try:
+        return stream.read().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"stdin is not valid UTF-8 (byte {exc.start}); {what} must be UTF-8 text") from None
 
 
 def read_text_arg(value: str | None, what: str) -> str | None:
     """`-` means stdin; anything else is the text itself."""
     if value == "-":
-        return sys.stdin.read()
+        return read_stdin(what)
     return value
 
 
@@ -52,7 +87,7 @@ def read_file_arg(path: str, what: str) -> str:
     from vaultmem.errors import InvalidInput
 
     if path == "-":
-        return sys.stdin.read()
+        return read_stdin(what)
     try:
         with open(path, encoding="utf-8") as fh:
             return fh.read()

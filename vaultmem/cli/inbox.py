@@ -11,28 +11,33 @@ from vaultmem.cli.output import emit
 
 
 def _render_path(con: Any, data: dict[str, Any]) -> None:
-    con.print(f"[bold]{data['path']}[/]  (id {data['id']})")
+    from rich.markup import escape
+
+    con.print(f"[bold]{escape(data['path'])}[/]  (id {escape(data['id'])})")
 
 
 def _render_inbox(con: Any, data: dict[str, Any]) -> None:
     from rich.table import Table
+    from rich.text import Text
 
     if not data["captures"]:
         con.print("Inbox is empty.")
         return
     table = Table("id", "created", "title", "path", box=None)
     for c in data["captures"]:
-        table.add_row(c["id"], c["created"] or "", c["title"], c["path"])
+        table.add_row(*(Text(str(v or "")) for v in (c["id"], c["created"], c["title"], c["path"])))
     con.print(table)
 
 
 def _render_writes(con: Any, data: dict[str, Any]) -> None:
+    from rich.markup import escape
+
     for w in data["written"]:
-        con.print(f"[green]wrote[/] #{w['index']} {w['path']}")
+        con.print(f"[green]wrote[/] #{w['index']} {escape(w['path'])}")
     for d in data["duplicates"]:
-        con.print(f"[yellow]duplicate[/] #{d['index']} of {d['path']}")
+        con.print(f"[yellow]duplicate[/] #{d['index']} of {escape(d['path'])}")
     for r in data["rejected"]:
-        con.print(f"[red]rejected[/] #{r['index']}: {r['reason']}")
+        con.print(f"[red]rejected[/] #{r['index']}: {escape(r['reason'])}")
 
 
 def register(app: typer.Typer) -> None:
@@ -40,7 +45,9 @@ def register(app: typer.Typer) -> None:
     def capture(
         ctx: typer.Context,
         text: Annotated[str | None, typer.Argument(help="Text to capture; '-' or nothing reads stdin.")] = None,
-        scope: Annotated[str, typer.Option("--scope", help="private (your inbox) or shared (inbox/shared).")] = "private",
+        scope: Annotated[
+            str, typer.Option("--scope", help="private (your inbox) or shared (inbox/shared).")
+        ] = "private",
         tag: Annotated[list[str] | None, typer.Option("--tag", help="Tag (repeatable).")] = None,
         source: Annotated[str | None, typer.Option("--source", help="Where it came from.")] = None,
         vault: VaultOpt = None,
@@ -87,7 +94,9 @@ def register(app: typer.Typer) -> None:
     def write(
         ctx: typer.Context,
         file: Annotated[str, typer.Argument(help="JSON file with a memory_writes array; '-' reads stdin.")] = "-",
-        scope: Annotated[str, typer.Option("--scope", help="Where semantic memories go: private or shared.")] = "private",
+        scope: Annotated[
+            str, typer.Option("--scope", help="Where semantic memories go: private or shared.")
+        ] = "private",
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
@@ -99,4 +108,6 @@ def register(app: typer.Typer) -> None:
         if scope not in ("private", "shared"):
             raise InvalidInput(f"--scope must be private or shared, not {scope!r}")
         items = parse_writes(read_file_arg(file, "memory writes"))
-        emit(ingest(open_app(ctx, vault, ghost), items, shared=scope == "shared"), json_mode(ctx, json_), _render_writes)
+        emit(
+            ingest(open_app(ctx, vault, ghost), items, shared=scope == "shared"), json_mode(ctx, json_), _render_writes
+        )

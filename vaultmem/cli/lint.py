@@ -11,16 +11,19 @@ from vaultmem.cli.output import emit
 
 
 def _render(con: Any, data: dict[str, Any]) -> None:
+    from rich.markup import escape
     from rich.table import Table
+    from rich.text import Text
 
     if data["problems"]:
         table = Table("path", "severity", "code", "message", box=None)
         for p in data["problems"]:
             style = "red" if p["severity"] == "error" else "yellow"
-            table.add_row(p["path"], f"[{style}]{p['severity']}[/]", p["code"], p["message"])
+            # Paths and messages are data (a file may be named "[red].md"), never markup.
+            table.add_row(Text(p["path"]), Text(p["severity"], style=style), p["code"], Text(p["message"]))
         con.print(table)
     for fixed in data.get("fixed", []):
-        con.print(f"[green]fixed[/] {fixed['path']}: id {fixed['id']}")
+        con.print(f"[green]fixed[/] {escape(fixed['path'])}: id {fixed['id']}")
     con.print(f"{data['checked']} notes checked: {data['errors']} errors, {data['warnings']} warnings")
 
 

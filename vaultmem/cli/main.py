@@ -11,7 +11,24 @@ from typer.core import TyperGroup
 
 from vaultmem import __version__
 from vaultmem.cli.common import GhostOpt, JsonOpt, VaultOpt
-from vaultmem.errors import VaultmemError
+from vaultmem.errors import InvalidInput, VaultmemError
+
+try:
+    # Typer 0.2x vendors click: its parse errors derive from TyperException and are not
+    # instances of the separately installed `click`'s ClickException.
+    from typer import TyperException as ParseError
+except ImportError:  # older Typer builds on click itself
+    from click import ClickException as ParseError  # type: ignore[assignment]
+
+
+def _check_utf8(argv: list[str]) -> None:
+    """Arguments that are not valid UTF-8 arrive as lone surrogates; refuse them up front
+    rather than fail while writing a note."""
+    for arg in argv:
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidInput(f"argument {arg!r} is not valid UTF-8") from None
 
 
 class VaultmemGroup(TyperGroup):
@@ -30,19 +47,20 @@ class VaultmemGroup(TyperGroup):
         argv = list(sys.argv[1:] if args is None else args)
         json_mode = "--json" in argv
         try:
+            _check_utf8(argv)
             rv = super().main(argv, prog_name or "vaultmem", complete_var, standalone_mode=False, **extra)
             code = rv if isinstance(rv, int) and not isinstance(rv, bool) else 0
         except typer.Abort:
             output.error("interrupted", "interrupted", json_mode)
             code = 130
-        except typer.TyperException as exc:
-            # Typer vendors click: its parse errors derive from TyperException, not from the
-            # separately installed `click`, so catching click.ClickException misses them all.
+        except ParseError as exc:
             ctx = getattr(exc, "ctx", None)
             if type(exc).__name__ == "NoArgsIsHelpError" and not json_mode:
                 sys.stderr.write(exc.format_message().rstrip("\n") + "\n")  # bare `vaultmem note`
             else:
-                message = "missing command; see --help" if type(exc).__name__ == "NoArgsIsHelpError" else exc.format_message()
+                message = (
+                    "missing command; see --help" if type(exc).__name__ == "NoArgsIsHelpError" else exc.format_message()
+                )
                 output.error("usage", message, json_mode)
                 if not json_mode and ctx is not None:
                     sys.stderr.write(f"Try '{ctx.command_path} --help' for help.\n")
@@ -94,13 +112,14 @@ def root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
 ) -> None:
     """Options given here apply to every command (a command's own flags win)."""
-    ctx.obj = {"vault": vault, "ghost": ghost, "json": json_}
+    # Merged, not replaced: the watcher passes its App provider in obj (cli/common.py).
+    ctx.obj = {**(ctx.obj if isinstance(ctx.obj, dict) else {}), "vault": vault, "ghost": ghost, "json": json_}
 
 
 def _register() -> None:
-    from vaultmem.cli import inbox, indexing, lint, notes, search, vaults
+    from vaultmem.cli import inbox, indexing, lint, notes, query, search, vaults, watch
 
-    for module in (vaults, notes, inbox, lint, indexing, search):
+    for module in (vaults, notes, inbox, lint, indexing, search, query, watch):
         module.register(app)
 
 

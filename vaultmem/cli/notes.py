@@ -14,37 +14,46 @@ BodyFileOpt = Annotated[str | None, typer.Option("--body-file", help="Read the b
 
 
 def _render_write(con: Any, data: dict[str, Any]) -> None:
+    from rich.markup import escape
+
     version = f", version {data['version']}" if "version" in data else ""
-    con.print(f"[bold]{data['path']}[/]  (id {data['id']}{version})")
+    con.print(f"[bold]{escape(data['path'])}[/]  (id {escape(data['id'])}{version})")
 
 
 def _render_delete(con: Any, data: dict[str, Any]) -> None:
-    con.print(f"Moved {data['path']} to {data['trashed_to']}")
+    from rich.markup import escape
+
+    con.print(f"Moved {escape(data['path'])} to {escape(data['trashed_to'])}")
 
 
 def _render_note(con: Any, doc: dict[str, Any]) -> None:
     from rich.markdown import Markdown
+    from rich.markup import escape
     from rich.panel import Panel
     from rich.table import Table
+    from rich.text import Text
 
+    # Note data is text, never rich markup: a title like "[/]" must print, not crash.
     note = doc["note"]
     meta = Table.grid(padding=(0, 2))
     for key in ("id", "type", "scope", "owner", "project", "path", "trust_score", "updated", "version"):
         if note.get(key) is not None:
-            meta.add_row(f"[dim]{key}[/]", str(note[key]))
+            meta.add_row(f"[dim]{key}[/]", Text(str(note[key])))
     if doc["tags"]:
-        meta.add_row("[dim]tags[/]", ", ".join(doc["tags"]))
-    con.print(Panel(meta, title=f"[bold]{note['title']}[/]", expand=False))
+        meta.add_row("[dim]tags[/]", Text(", ".join(doc["tags"])))
+    con.print(Panel(meta, title=Text(str(note["title"]), style="bold"), expand=False))
     con.print(Markdown(doc["body"]))
     links = doc["links"]
     if links["out"] or links["in"]:
         con.print()
         for item in links["out"]:
-            con.print(f"[dim]→[/] {item['title']} [dim]({item['path']})[/]")
+            con.print(f"[dim]→[/] {escape(str(item['title']))} [dim]({escape(item['path'])})[/]")
         for item in links["in"]:
-            con.print(f"[dim]←[/] {item['title']} [dim]({item['path']})[/]")
+            con.print(f"[dim]←[/] {escape(str(item['title']))} [dim]({escape(item['path'])})[/]")
     for comment in doc["comments"]:
-        con.print(f"[dim]{comment.get('at')} {comment.get('by')}:[/] {comment.get('text')}")
+        if isinstance(comment, dict):
+            who = escape(f"{comment.get('at')} {comment.get('by')}:")
+            con.print(f"[dim]{who}[/] {escape(str(comment.get('text')))}")
 
 
 def _body(body: str | None, body_file: str | None) -> str | None:
@@ -98,14 +107,21 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         ref: Annotated[str, typer.Argument(help="Note id, vault-relative path, title or alias.")],
         title: Annotated[str | None, typer.Option("--title", help="New title.")] = None,
-        set_: Annotated[list[str] | None, typer.Option("--set", help="KEY=VALUE front matter field (repeatable; empty VALUE removes).")] = None,
+        set_: Annotated[
+            list[str] | None,
+            typer.Option("--set", help="KEY=VALUE front matter field (repeatable; empty VALUE removes)."),
+        ] = None,
         add_tag: Annotated[list[str] | None, typer.Option("--add-tag", help="Add a tag (repeatable).")] = None,
         remove_tag: Annotated[list[str] | None, typer.Option("--remove-tag", help="Remove a tag (repeatable).")] = None,
         body: BodyOpt = None,
         body_file: BodyFileOpt = None,
         append: Annotated[str | None, typer.Option("--append", help="Append text to the body ('-' = stdin).")] = None,
-        replace_section: Annotated[str | None, typer.Option("--replace-section", help="Replace the section under HEADING with --body.")] = None,
-        expect_version: Annotated[int | None, typer.Option("--expect-version", help="Fail with exit 4 unless the note is at this version.")] = None,
+        replace_section: Annotated[
+            str | None, typer.Option("--replace-section", help="Replace the section under HEADING with --body.")
+        ] = None,
+        expect_version: Annotated[
+            int | None, typer.Option("--expect-version", help="Fail with exit 4 unless the note is at this version.")
+        ] = None,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,

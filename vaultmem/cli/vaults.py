@@ -12,7 +12,9 @@ from vaultmem.cli.output import emit
 
 
 def _render_init(con: Any, data: dict[str, Any]) -> None:
-    con.print(f"Created vault at [bold]{data['vault']}[/]")
+    from rich.markup import escape
+
+    con.print(f"Created vault at [bold]{escape(data['vault'])}[/]")
     if data["ghosts"]:
         con.print("Ghosts: " + ", ".join(data["ghosts"]))
     con.print("Next: open it in Obsidian, `git init` it, and try `vaultmem note create --help`.")

@@ -89,22 +89,34 @@ def _split_long(paragraph: str, budget: int) -> list[str]:
     return pieces
 
 
+def _pack(heading: str, text: str, budget: int, chunks: list[Chunk]) -> None:
+    current: list[str] = []
+    size = 0
+    for para in _paragraphs(text):
+        for piece in _split_long(para, budget):
+            cost = estimate_tokens(piece)
+            if current and size + cost > budget:
+                chunks.append(Chunk(len(chunks), heading, "\n\n".join(current)))
+                current, size = [], 0
+            current.append(piece)
+            size += cost
+    if current:
+        chunks.append(Chunk(len(chunks), heading, "\n\n".join(current)))
+
+
 def chunk_note(body: str, budget: int = BUDGET) -> list[Chunk]:
-    """Split a note body into chunks of at most ~`budget` estimated tokens."""
+    """Split a markdown body into chunks of at most ~`budget` estimated tokens."""
     chunks: list[Chunk] = []
     for heading, text in _sections(body):
-        current: list[str] = []
-        size = 0
-        for para in _paragraphs(text):
-            for piece in _split_long(para, budget):
-                cost = estimate_tokens(piece)
-                if current and size + cost > budget:
-                    chunks.append(Chunk(len(chunks), heading, "\n\n".join(current)))
-                    current, size = [], 0
-                current.append(piece)
-                size += cost
-        if current:
-            chunks.append(Chunk(len(chunks), heading, "\n\n".join(current)))
+        _pack(heading, text, budget, chunks)
         if len(chunks) >= MAX_CHUNKS_PER_NOTE:
             return chunks[:MAX_CHUNKS_PER_NOTE]
     return chunks
+
+
+def chunk_plain(text: str, budget: int = BUDGET) -> list[Chunk]:
+    """Chunks of a file that is not markdown (source code, text): blank-line blocks only,
+    since a `#` line there is a comment, not a heading."""
+    chunks: list[Chunk] = []
+    _pack("", text.strip(), budget, chunks)
+    return chunks[:MAX_CHUNKS_PER_NOTE]

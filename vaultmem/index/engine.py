@@ -10,7 +10,7 @@ indexes cannot be trusted, so they are cleared too.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,6 @@ from vaultmem.index.vectors import VectorIndex
 from vaultmem.vault.note import ParsedNote, parse_note
 
 Progress = Callable[[str, int, int], None]
-FULLTEXT_BATCH = 2000
 EMBED_BATCH_NOTES = 64
 
 
@@ -75,6 +74,15 @@ def load_body(root: Path, rec: NoteRecord, bodies: dict[str, str]) -> str | None
     return parsed.body
 
 
+def fingerprint_matches(stored: str, backend: str, model: str, dims: int | None) -> bool:
+    """Whether vectors stored under `stored` come from this model and the current chunker.
+    Decided without loading the model: when its dims are not known yet, they follow from it."""
+    if dims is not None:
+        return stored == fingerprint(backend, model, dims, CHUNKER_VERSION)
+    head, _, chunker = stored.rpartition("|")
+    return head.rpartition("|")[0] == f"{backend}|{model}" and chunker == CHUNKER_VERSION
+
+
 def error_list(db: StateDB) -> list[dict[str, str]]:
     """Files the indexer skipped or degraded, with the reason: paths, never contents."""
     out = []
@@ -118,7 +126,11 @@ class Indexer:
         self._fulltext().clear()
         self.db.set_meta("indexes_cleared", "1")
 
-    def run(self, full: bool = False, with_vectors: bool = True) -> IndexReport:
+    def run(
+        self, full: bool = False, with_vectors: bool = True, model: tuple[str, str, int | None] | None = None
+    ) -> IndexReport:
+        """`model`: (backend, model, dims or None) the vectors must come from, known without
+        loading the model, so a changed model or chunker re-embeds even when no file changed."""
         start = time.perf_counter()
         report = IndexReport()
         if full or self.db.created or self.db.get_meta("indexes_cleared") != "1":
@@ -130,7 +142,7 @@ class Indexer:
         report.moved, report.unchanged = cat.moved, cat.unchanged
         report.fulltext_docs = self.sync_fulltext(bodies)
         if with_vectors and self._vectors is not None and self._embedder is not None:
-            notes, chunks, label = self.sync_vectors(bodies)
+            notes, chunks, label = self.sync_vectors(bodies, model)
             report.embedded_notes, report.embedded_chunks, report.vectors = notes, chunks, label
         self.db.purge_tombstones(self.db.get_meta("vector_fingerprint") is not None)
         report.errors = error_list(self.db)
@@ -144,29 +156,34 @@ class Indexer:
         if not todo and not drop:
             return 0
         ft = self._fulltext()
-        fresh = ft.doc_count() == 0
-        done = 0
-        if drop:
-            ft.apply([], drop)
-            self.db.mark_dropped("ft_hash", drop)
-        for start in range(0, len(todo), FULLTEXT_BATCH):
-            batch = todo[start : start + FULLTEXT_BATCH]
-            docs: list[IndexDoc] = []
-            for rec in batch:
+        indexed: list[tuple[str, str]] = []
+
+        def docs() -> Iterator[IndexDoc]:
+            for i, rec in enumerate(todo, 1):
                 body = load_body(self.root, rec, bodies)
                 if body is not None:
-                    docs.append(doc_for(rec, body))
-            ft.apply(docs, [], fresh=fresh)
-            self.db.mark_indexed("ft_hash", [(d.path, d.hash) for d in docs])
-            done += len(docs)
-            self._tick("lexical index", done, len(todo))
-        return done
+                    indexed.append((rec.path, rec.hash))
+                    yield doc_for(rec, body)
+                if i % 250 == 0 or i == len(todo):
+                    self._tick("lexical index", i, len(todo))
 
-    def sync_vectors(self, bodies: dict[str, str]) -> tuple[int, int, str]:
+        # One writer, one commit: Whoosh merges segments on every commit, so batching
+        # commits would only add work. A crash before the commit leaves every marker
+        # unset and the next run redoes it all.
+        ft.apply(docs(), drop, fresh=ft.doc_count() == 0)
+        self.db.begin()
+        self.db.mark_dropped("ft_hash", drop)
+        self.db.mark_indexed("ft_hash", indexed)
+        self.db.commit()
+        return len(indexed)
+
+    def sync_vectors(
+        self, bodies: dict[str, str], model: tuple[str, str, int | None] | None = None
+    ) -> tuple[int, int, str]:
         assert self._vectors is not None and self._embedder is not None
         todo, drop = self.db.pending("vec_hash")
         stored = self.db.get_meta("vector_fingerprint")
-        if not todo and not drop and stored is not None:
+        if not todo and not drop and stored is not None and (model is None or fingerprint_matches(stored, *model)):
             return 0, 0, stored
         embedder = self._embedder()
         if embedder is None:

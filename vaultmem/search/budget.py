@@ -2,7 +2,7 @@
 
 The estimate is characters / 4 of the compact JSON of everything returned for a result:
 its summary, snippet, neighbours and tags. Results are packed in rank order. When the
-budget is tight, snippets shorten (then neighbour lists thin) before any result drops:
+budget is tight, snippets shorten and neighbour lists thin before any result drops:
 of a ladder of ever leaner renderings, the richest one that packs the most results wins.
 """
 
@@ -21,11 +21,11 @@ ESTIMATE = "characters / 4 of the compact JSON of each returned result"
 LADDER: tuple[tuple[int | None, int | None], ...] = (
     (None, None),
     (160, None),
-    (80, None),
-    (40, None),
-    (0, None),
-    (0, 3),
-    (0, 1),
+    (160, 3),
+    (80, 3),
+    (80, 1),
+    (40, 1),
+    (40, 0),
     (0, 0),
 )
 

@@ -7,11 +7,13 @@ imports chromadb or torch.
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from vaultmem.config import STATE_DIR, VaultConfig, find_vault, load_config, validate_ghost_name
 from vaultmem.errors import InvalidInput
@@ -24,13 +26,14 @@ if TYPE_CHECKING:
     from vaultmem.index.engine import Indexer
     from vaultmem.index.fulltext import FullTextIndex
     from vaultmem.index.graph import LinkGraph
-    from vaultmem.index.lock import IndexLock
     from vaultmem.index.vectors import VectorIndex
 
 # Hooks the CLI passes in so services can report progress and warnings without knowing
 # about terminals: (message) for notices, (label, done, total) for progress.
 Notice = Callable[[str], None]
 ProgressHook = Callable[[str, int, int], None]
+# Told the vault-relative paths a write just changed (see App.wrote).
+AfterWrite = Callable[[list[str]], None]
 
 
 def _quiet(_: str) -> None:
@@ -47,8 +50,17 @@ class App:
     # Tests inject a ready embedder (the real model loaded once per session, or a tiny
     # deterministic one for plumbing tests); None means "build from the config".
     embedder_override: Embedder | None = None
+    # True for the watcher's App and its per-ghost views. The watcher holds the index lock
+    # for its whole life and reconciles pending file events before it serves a request, so
+    # work done on its behalf neither takes the lock again nor catches up first.
+    in_watcher: bool = False
+    # Set by the CLI when a watcher may be running: services call it (through `wrote`) after
+    # writing files, and it waits until the watcher has indexed them. None: nobody to tell.
+    after_write: AfterWrite | None = None
     _db: StateDB | None = field(default=None, repr=False)
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+    _view: bool = field(default=False, repr=False)  # shares another App's db and caches
+    _held_writes: list[str] | None = field(default=None, repr=False)
 
     @classmethod
     def open(
@@ -64,12 +76,24 @@ class App:
         config = load_config(root, env)
         for warning in config.warnings:
             notice(f"warning: {warning}")
-        ghost = ghost or env.get("VAULTMEM_GHOST") or None
-        if ghost is not None:
-            validate_ghost_name(ghost)
-            if ghost not in config.ghosts:
-                raise InvalidInput(f"unknown ghost {ghost!r}: register it with `vaultmem ghost add {ghost}`")
+        ghost = _checked_ghost(config, ghost or env.get("VAULTMEM_GHOST") or None)
         return cls(root=root, config=config, ghost=ghost, notice=notice, progress=progress)
+
+    def view(
+        self,
+        ghost: str | None,
+        env: Mapping[str, str] | None = None,
+        notice: Notice = _quiet,
+        progress: ProgressHook | None = None,
+    ) -> App:
+        """This App acting for `ghost` (checked as `open` checks it): the same state db
+        connection, indexes, graph and embedder, with the caller's own hooks. The watcher
+        serves every request from a view of its one warm App; closing a view closes nothing."""
+        env = os.environ if env is None else env
+        for warning in self.config.warnings:
+            notice(f"warning: {warning}")
+        ghost = _checked_ghost(self.config, ghost or env.get("VAULTMEM_GHOST") or None)
+        return replace(self, ghost=ghost, notice=notice, progress=progress, after_write=None, _view=True, _held_writes=None)
 
     # --- paths --------------------------------------------------------------------------
 
@@ -95,7 +119,10 @@ class App:
 
     def catch_up(self) -> CatalogResult:
         """Bring the state db up to date with the files (cheap: a stat walk)."""
-        from vaultmem.index.catalog import catch_up
+        from vaultmem.index.catalog import CatalogResult, catch_up
+
+        if self.in_watcher:
+            return CatalogResult()  # the watcher has reconciled already
 
         progress = None
         if self.progress is not None:
@@ -106,10 +133,37 @@ class App:
 
         return catch_up(self.root, self.db, self.config, progress)
 
-    def lock(self, role: str = "index", wait_s: float | None = None) -> IndexLock:
+    def lock(self, role: str = "index", wait_s: float | None = None) -> AbstractContextManager[object]:
         from vaultmem.index.lock import DEFAULT_WAIT_S, IndexLock
 
+        if self.in_watcher:
+            return nullcontext()  # the watcher holds the lock already (a second flock would wait on it)
         return IndexLock(self.state_dir / "index.lock", role, DEFAULT_WAIT_S if wait_s is None else wait_s)
+
+    # --- after writes -------------------------------------------------------------------
+
+    def wrote(self, paths: Iterable[str]) -> None:
+        """Services call this after writing note files (vault-relative paths)."""
+        changed = list(paths)
+        if self._held_writes is not None:
+            self._held_writes.extend(changed)
+        elif changed and self.after_write is not None:
+            self.after_write(changed)
+
+    @contextmanager
+    def batch_writes(self) -> Iterator[None]:
+        """Hold `wrote` calls and report them once at the end: a command writing many files
+        waits for one reconcile, not one per file."""
+        if self._held_writes is not None:
+            yield  # already inside a batch
+            return
+        self._held_writes = []
+        try:
+            yield
+        finally:
+            held, self._held_writes = self._held_writes, None
+            if held:
+                self.wrote(held)
 
     def fulltext(self) -> FullTextIndex:
         if "fulltext" not in self._cache:
@@ -181,8 +235,33 @@ class App:
         )
 
     def close(self) -> None:
+        if self._view:
+            return  # the App it views owns the connection and caches
         if self._db is not None:
             self._db.close()
             self._db = None
         for closer in self._cache.pop("_closers", []):
             closer()
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def batched_writes(use_case: Callable[Concatenate[App, P], R]) -> Callable[Concatenate[App, P], R]:
+    """For a use case that writes several files: the watcher hears of them once, at the end."""
+
+    @functools.wraps(use_case)
+    def run(app: App, *args: P.args, **kwargs: P.kwargs) -> R:
+        with app.batch_writes():
+            return use_case(app, *args, **kwargs)
+
+    return run
+
+
+def _checked_ghost(config: VaultConfig, ghost: str | None) -> str | None:
+    if ghost is not None:
+        validate_ghost_name(ghost)
+        if ghost not in config.ghosts:
+            raise InvalidInput(f"unknown ghost {ghost!r}: register it with `vaultmem ghost add {ghost}`")
+    return ghost

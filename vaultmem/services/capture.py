@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
 from vaultmem.errors import InvalidInput, NotFound
-from vaultmem.services.app import App
+from vaultmem.services.app import App, batched_writes
 from vaultmem.services.lookup import find_note, location_of
 from vaultmem.services.notes import NewNote, create_note, iso, utc_now
 from vaultmem.vault import store
@@ -16,18 +17,27 @@ MAX_CAPTURE_BYTES = 1024 * 1024
 
 
 def capture_title(text: str, limit: int = 80) -> str:
-    """A title from the first line of free text."""
-    first = next((line.strip(" #\t") for line in text.splitlines() if line.strip()), "")
+    """A title from the first line of free text.
+
+    Tabs and other control characters become spaces: titles may not hold them, and a
+    capture must never fail because of how its first line happens to be indented."""
+    first_line = next((line for line in text.splitlines() if line.strip()), "")
+    cleaned = "".join(" " if unicodedata.category(ch)[0] == "C" else ch for ch in first_line)
+    first = " ".join(cleaned.split()).strip(" #")
     if len(first) > limit:
         first = first[:limit].rsplit(" ", 1)[0].rstrip(",.;:") + "…"
     return first or "capture"
 
 
-def capture(app: App, text: str, scope: str = "private", tags: Sequence[str] = (), source: str | None = None) -> dict[str, Any]:
+def capture(
+    app: App, text: str, scope: str = "private", tags: Sequence[str] = (), source: str | None = None
+) -> dict[str, Any]:
     if scope not in ("private", "shared"):
         raise InvalidInput(f"capture scope must be private or shared, not {scope!r}")
     if scope == "private" and app.ghost is None:
-        raise InvalidInput("a private capture needs a ghost: pass --ghost NAME, set VAULTMEM_GHOST, or use --scope shared")
+        raise InvalidInput(
+            "a private capture needs a ghost: pass --ghost NAME, set VAULTMEM_GHOST, or use --scope shared"
+        )
     if not text.strip():
         raise InvalidInput("nothing to capture: the text is empty")
     if len(text.encode("utf-8")) > MAX_CAPTURE_BYTES:
@@ -79,6 +89,7 @@ def list_inbox(app: App) -> dict[str, Any]:
     return {"captures": out, "count": len(out)}
 
 
+@batched_writes
 def promote(
     app: App, ref: str, title: str, note_type: str, scope: str, project: str | None = None, parent: str | None = None
 ) -> dict[str, Any]:
@@ -110,4 +121,10 @@ def promote(
     # The note exists before the capture leaves the inbox: a crash in between duplicates,
     # never loses.
     trashed = store.trash_file(app.root, rec.path)
-    return {"id": result.id, "path": result.path, "version": result.version, "capture": {"id": parsed.id, "trashed_to": trashed}}
+    app.wrote([rec.path])
+    return {
+        "id": result.id,
+        "path": result.path,
+        "version": result.version,
+        "capture": {"id": parsed.id, "trashed_to": trashed},
+    }

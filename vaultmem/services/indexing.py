@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from vaultmem.index.catalog import diff_stats
@@ -13,23 +14,41 @@ from vaultmem.vault.layout import walk_notes
 
 def run_index(app: App, full: bool = False) -> dict[str, Any]:
     """Reconcile once under the writer lock (exit 6 if another writer keeps it)."""
+    choice = app.embedding_choice()
     with app.lock("index"):
-        report = app.indexer().run(full=full, with_vectors=app.embedding_choice().enabled)
+        report = app.indexer().run(
+            full=full, with_vectors=choice.enabled, model=(choice.backend, choice.model, choice.dims)
+        )
     return report.to_dict()
 
 
+# A watcher rewrites its status file every few seconds; one silent for longer is gone
+# (killed, or its pid reused by another process) even if the file still says otherwise.
+HEARTBEAT_STALE_S = 30.0
+
+
 def watcher_info(app: App) -> dict[str, Any]:
+    """The watcher's own report (.vaultmem/watcher.json), and whether it is really running."""
+    from vaultmem.index.lock import pid_alive
+    from vaultmem.vault.dates import parse_iso
+
     path = app.state_dir / "watcher.json"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
+        data = None
+    if not isinstance(data, dict):
         return {"running": False, "pid": None, "heartbeat": None}
-    from vaultmem.index.lock import pid_alive
-
-    running = bool(data.get("pid")) and pid_alive(int(data["pid"])) and data.get("state") != "stopped"
-    return {"running": running, "pid": data.get("pid") if running else None, "heartbeat": data.get("heartbeat"), **{
-        k: data.get(k) for k in ("started", "last_reconcile", "queue", "recent_errors") if k in data
-    }}
+    pid = data.get("pid")
+    beat = parse_iso(data["heartbeat"]) if isinstance(data.get("heartbeat"), str) else None
+    fresh = beat is not None and time.time() - beat.timestamp() < HEARTBEAT_STALE_S
+    running = isinstance(pid, int) and pid_alive(pid) and data.get("state") != "stopped" and fresh
+    info: dict[str, Any] = {"running": running, "pid": pid if running else None, "heartbeat": data.get("heartbeat")}
+    info["state"] = data.get("state") if running or data.get("state") == "stopped" else "dead"
+    for key in ("started", "socket", "last_reconcile", "queue", "pending_events", "recent_errors"):
+        if key in data:
+            info[key] = data[key]
+    return info
 
 
 def status(app: App) -> dict[str, Any]:

@@ -81,7 +81,9 @@ def _cross_checks(notes: list[ParsedNote], new_ids: dict[str, str]) -> list[Prob
     for edge in compute_edges(resolver, sources):
         if edge.dst is None:
             what = "parent" if edge.kind == "parent" else "link"
-            problems.append(Problem(edge.src, "warning", "dangling_link", f"{what} target {edge.target!r} does not resolve"))
+            problems.append(
+                Problem(edge.src, "warning", "dangling_link", f"{what} target {edge.target!r} does not resolve")
+            )
     return problems
 
 
@@ -89,7 +91,13 @@ def _add_missing_ids(app: App, notes: list[ParsedNote]) -> list[dict[str, str]]:
     """Write a real id into every note that has none; nothing else changes."""
     fixed: list[dict[str, str]] = []
     for note in notes:
-        if not note.id_derived or not note.fm_ok or any(p.code == "not_utf8" for p in note.problems):
+        # Broken, non-UTF-8 or unclosed front matter is for a person to fix: adding a block
+        # in front of an unclosed `---` would turn the user's text into a second one.
+        if (
+            not note.id_derived
+            or not note.fm_ok
+            or any(p.code in ("not_utf8", "unclosed_frontmatter") for p in note.problems)
+        ):
             continue
         try:
             data, stamp = store.read_file(app.root, note.relpath)
@@ -100,4 +108,5 @@ def _add_missing_ids(app: App, notes: list[ParsedNote]) -> list[dict[str, str]]:
         except (Conflict, UnicodeDecodeError):
             continue
         fixed.append({"path": note.relpath, "id": new_id})
+    app.wrote([f["path"] for f in fixed])
     return fixed

@@ -33,7 +33,7 @@ def _one(ref: str, matches: list[NoteRecord]) -> NoteRecord:
     raise Ambiguous(f"{ref!r} matches {len(matches)} notes: {listing}", candidates=candidates)
 
 
-def _lower(value: object) -> object:
+def _lower(value: str | None) -> str | None:
     return value.lower() if isinstance(value, str) else value
 
 
@@ -43,7 +43,9 @@ def _with_lower(db: StateDB) -> StateDB:
     return db
 
 
-def records_titled(db: StateDB, title: str, where: str = "status='note'", params: tuple[Any, ...] = ()) -> list[NoteRecord]:
+def records_titled(
+    db: StateDB, title: str, where: str = "status='note'", params: tuple[Any, ...] = ()
+) -> list[NoteRecord]:
     """Rows matching `where` whose title equals `title` in any letter case (Unicode-aware).
 
     An ASCII title uses the NOCASE index; only a non-ASCII one pays for a scan."""

@@ -13,7 +13,7 @@ from vaultmem.errors import Conflict, InvalidInput, NotFound
 from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import NoteSummary, WriteResult
 from vaultmem.services.app import App
-from vaultmem.services.lookup import find_note, location_of, records_titled
+from vaultmem.services.lookup import find_note, location_of, not_found, records_titled
 from vaultmem.vault import store
 from vaultmem.vault.frontmatter import FrontMatterError, load_yaml
 from vaultmem.vault.ids import new_ulid
@@ -177,7 +177,8 @@ def create_note(app: App, spec: NewNote, *, caught_up: bool = False) -> WriteRes
     trust = check_unit("trust_score", spec.trust)
     confidence = check_unit("confidence", spec.confidence)
     importance = check_unit("importance", spec.importance)
-    if spec.ttl_days is not None and (spec.ttl_days < 0 or spec.ttl_days > 365 * 1000):
+    # Written as a range test so NaN (every comparison false) is refused too.
+    if spec.ttl_days is not None and not 0 <= spec.ttl_days <= 365 * 1000:
         raise InvalidInput(f"ttl-days must be between 0 and 365000, not {spec.ttl_days}")
     if not caught_up:
         app.catch_up()
@@ -220,6 +221,7 @@ def create_note(app: App, spec: NewNote, *, caught_up: bool = False) -> WriteRes
     if place.location.scope == "diary" and not spec.file_stem:
         stem = f"{now:%Y-%m-%d}-{stem}"
     relpath = store.create_unique(app.root, folder, stem, text.encode("utf-8"))
+    app.wrote([relpath])
     return WriteResult(fields["id"], relpath, 1)
 
 
@@ -272,6 +274,7 @@ def mutate(
     edited = edit_note_text(loaded.text, note.front_matter, changes, new_body)
     if edited.text != loaded.text:
         store.replace_file(app.root, loaded.record.path, edited.text.encode("utf-8"), loaded.stamp)
+        app.wrote([loaded.record.path])
     return WriteResult(note.id, loaded.record.path, version), edited.front_matter
 
 
@@ -304,7 +307,11 @@ class NotePatch:
 
 
 def update_note(app: App, ref: str, patch: NotePatch, expect_version: int | None = None) -> WriteResult:
-    edits = [patch.body is not None and patch.replace_section is None, patch.append is not None, patch.replace_section is not None]
+    edits = [
+        patch.body is not None and patch.replace_section is None,
+        patch.append is not None,
+        patch.replace_section is not None,
+    ]
     if sum(edits) > 1:
         raise InvalidInput("use one of --body, --append, --replace-section (with --body) at a time")
     if patch.replace_section is not None and patch.body is None:
@@ -321,7 +328,7 @@ def update_note(app: App, ref: str, patch: NotePatch, expect_version: int | None
             if key == "type":
                 check_type(app, str(value))
             if key in UNIT_FIELDS:
-                check_unit(key, value if isinstance(value, (int, float)) else None if value == "" else value)  # type: ignore[arg-type]
+                check_unit(key, value if isinstance(value, (int, float)) else None if value == "" else value)
             if key == "title":
                 value = check_title(str(value))
             if key == "tags":
@@ -334,7 +341,9 @@ def update_note(app: App, ref: str, patch: NotePatch, expect_version: int | None
             ensure_unique_title(app, new_title, note.scope, exclude_path=note.relpath)
         if add_tags or remove:
             fm_tags = note.front_matter.get("tags")
-            current = [normalize_tag(t) for t in (fm_tags if isinstance(fm_tags, list) else ([fm_tags] if fm_tags else []))]
+            current = [
+                normalize_tag(t) for t in (fm_tags if isinstance(fm_tags, list) else ([fm_tags] if fm_tags else []))
+            ]
             kept = [t for t in current if t.lower() not in remove]
             for tag in add_tags:
                 if tag.lower() not in {k.lower() for k in kept}:
@@ -372,7 +381,13 @@ def validate_note(app: App, ref: str, by: str, trust: float | None) -> dict[str,
 
     result, fm = mutate(app, ref, mutation)
     trust_now = fm.get("trust_score")
-    return {"id": result.id, "version": result.version, "last_validated_at": stamp, "trust_score": trust_now, "path": result.path}
+    return {
+        "id": result.id,
+        "version": result.version,
+        "last_validated_at": stamp,
+        "trust_score": trust_now,
+        "path": result.path,
+    }
 
 
 def comment_note(app: App, ref: str, text: str, model: str | None) -> dict[str, Any]:
@@ -395,6 +410,7 @@ def delete_note(app: App, ref: str) -> dict[str, Any]:
     app.catch_up()
     rec = find_note(app.db, ref, app.can_write)
     trashed = store.trash_file(app.root, rec.path)
+    app.wrote([rec.path])
     return {"id": rec.id, "path": rec.path, "trashed_to": trashed}
 
 
@@ -425,10 +441,14 @@ def _link_summary(rec: NoteRecord) -> dict[str, Any]:
 def get_note(app: App, ref: str, raw: bool = False) -> dict[str, Any]:
     app.catch_up()
     rec = find_note(app.db, ref, app.can_read)
-    data, _ = store.read_file(app.root, rec.path)
+    try:
+        data, _ = store.read_file(app.root, rec.path)
+    except (NotFound, InvalidInput):
+        # Gone or grown since the catch-up a moment ago: answer as for any missing note.
+        raise not_found(ref) from None
     parsed = parse_note(rec.path, data)
     if isinstance(parsed, Unreadable):
-        raise NotFound(f"no note matches {ref!r}")
+        raise not_found(ref)
     db = app.db
     out_edges = db.edges_from(rec.path)
     in_edges = db.edges_to(rec.path)

@@ -159,7 +159,10 @@ def options_for(app: App, req: SearchRequest) -> SearchOptions:
 
 
 def refresh(app: App) -> None:
-    """`search` never answers from stale indexes: catch every index up first."""
+    """`search` never answers from stale indexes: catch every index up first. Inside the
+    watcher there is nothing to do: it reconciles pending file events before each request."""
+    if app.in_watcher:
+        return
     from vaultmem.services.indexing import run_index
 
     run_index(app)

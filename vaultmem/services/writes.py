@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vaultmem.errors import InvalidInput, VaultmemError
-from vaultmem.services.app import App
+from vaultmem.services.app import App, batched_writes
 from vaultmem.services.capture import capture_title
 from vaultmem.services.lookup import location_of, records_titled
 from vaultmem.services.notes import NewNote, create_note
@@ -27,7 +27,7 @@ MAX_TTL_DAYS = 365 * 100
 def parse_writes(text: str) -> list[Any]:
     """A JSON array of writes, or a tool response object holding `memory_writes`."""
     try:
-        data = json.loads(text)
+        data = json.loads(text.removeprefix("\ufeff"))  # Windows tools like to start with a BOM
     except json.JSONDecodeError as exc:
         raise InvalidInput(f"input is not JSON: {exc}") from None
     if isinstance(data, dict) and isinstance(data.get("memory_writes"), list):
@@ -113,6 +113,7 @@ def _existing_duplicate(app: App, write: CheckedWrite) -> Any:
     return None
 
 
+@batched_writes
 def ingest(app: App, items: list[Any], shared: bool = False) -> dict[str, Any]:
     app.catch_up()
     written: list[dict[str, Any]] = []

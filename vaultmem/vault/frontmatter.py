@@ -30,13 +30,10 @@ MAX_DEPTH = 100
 
 
 def _without_timestamps(resolvers: dict[Any, Any]) -> dict[Any, Any]:
-    return {
-        key: [(tag, rx) for tag, rx in entries if tag != _TIMESTAMP_TAG]
-        for key, entries in resolvers.items()
-    }
+    return {key: [(tag, rx) for tag, rx in entries if tag != _TIMESTAMP_TAG] for key, entries in resolvers.items()}
 
 
-class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+class _Loader(_BaseLoader):
     pass
 
 
@@ -143,9 +140,7 @@ def load_yaml(fm_text: str) -> dict[str, Any]:
         if node is None:
             return {}
         if _expanded_size(node, {}, set()) > MAX_EXPANDED_NODES:
-            raise FrontMatterError(
-                "yaml_alias_bomb", "front matter expands beyond a safe size (alias bomb?)"
-            )
+            raise FrontMatterError("yaml_alias_bomb", "front matter expands beyond a safe size (alias bomb?)")
         data = loader.construct_document(node)
     except yaml.YAMLError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

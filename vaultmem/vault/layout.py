@@ -51,11 +51,7 @@ def classify(relpath: str) -> Location:
 
 def is_temp_name(name: str) -> bool:
     """Editor temp and swap files (vim, emacs, generic), never notes."""
-    return (
-        name.startswith((".", "~$"))
-        or name.endswith(("~", ".swp", ".swx", ".swo", ".tmp"))
-        or name == "4913"
-    )
+    return name.startswith((".", "~$")) or name.endswith(("~", ".swp", ".swx", ".swo", ".tmp")) or name == "4913"
 
 
 def is_note_name(name: str) -> bool:

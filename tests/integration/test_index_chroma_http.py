@@ -1,0 +1,150 @@
+"""Issue 3, acceptance 7: Chroma in http mode, against a real `chroma run` server started
+here, gives the same search results as embedded mode (real all-MiniLM-L6-v2 embeddings).
+`VAULTMEM_CHROMA_URL` selects http mode over the config file."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests._embedders import REPO
+from tests.conftest import Cli
+from tests.integration._vaults import comparable, make_vault, note
+
+CHROMA = REPO / ".venv" / "bin" / "chroma"
+
+NOTES = {
+    "shared/kettle.md": (
+        "Descaling a kettle",
+        "Boil a mix of water and white vinegar, leave it for an hour, rinse twice.",
+    ),
+    "shared/bike.md": ("Fixing a flat tyre", "Lever the tyre off the rim, find the puncture, patch the inner tube."),
+    "shared/sourdough.md": (
+        "Sourdough starter",
+        "Feed the starter flour and water daily; it is ready when it doubles.",
+    ),
+    "shared/ssh.md": ("SSH keys", "Generate an ed25519 key pair and copy the public key to the server."),
+    "shared/plants.md": ("Watering houseplants", "Water when the top soil is dry; overwatering rots the roots."),
+    "shared/taxes.md": ("Filing taxes", "Collect receipts and income statements before the April deadline."),
+}
+QUERIES = [
+    "how do I clean limescale out of my kettle",
+    "bicycle wheel puncture repair",
+    "bread baking with wild yeast",
+    "logging into a remote machine without a password",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def chroma_server(tmp_path: Path) -> Iterator[str]:
+    if not CHROMA.exists():
+        pytest.skip("the chroma console script is not installed")
+    port = _free_port()
+    data = tmp_path / "chroma-server"
+    log = (tmp_path / "chroma.log").open("w")
+    proc = subprocess.Popen(
+        [str(CHROMA), "run", "--path", str(data), "--host", "127.0.0.1", "--port", str(port)],
+        stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if proc.poll() is not None:
+                raise AssertionError(f"chroma run exited: {(tmp_path / 'chroma.log').read_text()}")
+            try:
+                with urllib.request.urlopen(f"{url}/api/v2/heartbeat", timeout=1) as resp:
+                    if resp.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise AssertionError("chroma run did not answer within 60 s")
+            time.sleep(0.2)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=20)
+        log.close()
+
+
+def _vault(root: Path) -> Path:
+    make_vault(root, backend="auto")
+    for rel, (title, body) in NOTES.items():
+        note(root, rel, f"# {title}\n\n{body}\n", title=title)
+    return root
+
+
+@pytest.mark.slow
+def test_http_mode_gives_the_same_results_as_embedded(
+    tmp_path: Path, chroma_server: str, real_model_available: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    embedded = Cli(_vault(tmp_path / "embedded"))
+    first = embedded.ok("index")
+    assert first["vectors"].startswith("sentence-transformers|all-MiniLM-L6-v2|384|")
+    assert (tmp_path / "embedded" / ".vaultmem" / "chroma").is_dir()
+    expected = {
+        (m, q): comparable(embedded.ok("search", q, "--mode", m)) for m in ("vector", "hybrid") for q in QUERIES
+    }
+
+    http_root = tmp_path / "http"
+    shutil.copytree(tmp_path / "embedded", http_root, ignore=shutil.ignore_patterns(".vaultmem"))
+    http = Cli(http_root)
+    monkeypatch.setenv("VAULTMEM_CHROMA_URL", chroma_server)
+    status = http.ok("status")
+    assert status["index"]["chroma"] == {"mode": "http", "url": chroma_server}
+    report = http.ok("index")
+    assert report["embedded_chunks"] == first["embedded_chunks"] and report["vectors"] == first["vectors"]
+    assert not (http_root / ".vaultmem" / "chroma").exists()
+    got = {(m, q): comparable(http.ok("search", q, "--mode", m)) for m in ("vector", "hybrid") for q in QUERIES}
+    assert [r[0]["summary"]["path"] for r in got.values()][:4] == [
+        "shared/kettle.md", "shared/bike.md", "shared/sourdough.md", "shared/ssh.md"
+    ]  # fmt: skip
+    for key, want in expected.items():
+        got_paths = [r["summary"]["path"] for r in got[key]]
+        assert got_paths == [r["summary"]["path"] for r in want], key
+        for a, b in zip(got[key], want, strict=True):
+            assert a["summary"]["score"] == pytest.approx(b["summary"]["score"], rel=1e-4), key
+
+    # the server holds this vault's collection, with every chunk
+    import chromadb
+
+    client = chromadb.HttpClient(host="127.0.0.1", port=int(chroma_server.rsplit(":", 1)[1]))
+    names = [c if isinstance(c, str) else c.name for c in client.list_collections()]
+    assert len(names) == 1
+    assert client.get_collection(names[0]).count() == report["embedded_chunks"]
+
+    # an edit reaches the server too
+    note(
+        http_root, "shared/taxes.md", "# Filing taxes\n\nNow about descaling a coffee machine.\n", title="Filing taxes"
+    )
+    assert http.ok("index")["updated"] == 1
+    assert client.get_collection(names[0]).count() == report["embedded_chunks"]
+
+
+def test_unreachable_server_is_a_clear_error(
+    tmp_path: Path, hash_embedder: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cli = Cli(_vault(tmp_path / "v"))
+    monkeypatch.setenv("VAULTMEM_CHROMA_URL", f"http://127.0.0.1:{_free_port()}")
+    res = cli("index")
+    assert res.exit_code != 0
+    assert "Traceback" not in res.stdout
+    assert set(res.data) == {"error"} and "Chroma" in res.data["error"]["message"]

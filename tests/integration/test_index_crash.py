@@ -1,0 +1,170 @@
+"""Issue 3, acceptance 4: kill -9 during `index --full`, then `index`: search results are
+identical to those of a fresh index of the same files (`.vaultmem/` deleted and rebuilt).
+
+The writer is the real `.venv/bin/vaultmem` in a subprocess; the test watches the state db
+from outside and kills it at a chosen stage: after the catalog committed and before the
+lexical index recorded anything (BM25 + graph), or half-way through embedding (vectors,
+with the tiny test embedder installed in the subprocess by an env-selected hook).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests._embedders import REPO, HashEmbedder, hook_env
+from tests.conftest import Cli
+from tests.integration._vaults import comparable, fresh_copy, generate, make_vault, run, spawn
+
+N_NOTES = 150
+QUERIES = [
+    "crash recovery fingerprint",
+    "vector index search",
+    "sqlite chroma whoosh",
+    "token budget pack",
+    "Generated note 00042",
+]
+
+
+def _count(db: Path, where: str) -> int:
+    if not db.exists():
+        return -1
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.2) as conn:
+            return int(conn.execute(f"SELECT COUNT(*) FROM files WHERE {where}").fetchone()[0])
+    except sqlite3.Error:
+        return -1  # not created yet, or mid-schema
+
+
+def kill_when(proc: subprocess.Popen[str], ready: Callable[[], bool], timeout: float = 120) -> bool:
+    """SIGKILL `proc` as soon as `ready()` holds; False if it finished first."""
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                return False
+            if ready():
+                os.kill(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=30)
+                return True
+            time.sleep(0.005)
+        raise AssertionError("the indexer never reached the stage to kill it at")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
+        if proc.stdout:
+            proc.stdout.close()
+        if proc.stderr:
+            proc.stderr.close()
+
+
+def _searches(cli: Cli, modes: tuple[str, ...]) -> dict[str, object]:
+    out = {}
+    for mode in modes:
+        for q in QUERIES:
+            out[f"{mode}:{q}"] = comparable(cli.ok("search", q, "--mode", mode, "--limit", "15"))
+    return out
+
+
+def test_kill_during_full_index_then_index_converges_bm25(tmp_path: Path) -> None:
+    root = make_vault(tmp_path / "crash", backend="none")
+    generate(root, N_NOTES)
+    env = hook_env(tmp_path, embedder=None)
+    run("index", "--vault", str(root), "--json", env=env)
+    db = root / ".vaultmem" / "state.db"
+
+    # after `--full` has wiped and re-read every file, before Whoosh has recorded any note
+    catalog_done = lambda: _count(db, "status='note'") == N_NOTES and _count(db, "ft_hash IS NULL") > 0  # noqa: E731
+    killed = any(
+        kill_when(spawn("index", "--full", "--vault", str(root), "--json", env=env), catalog_done) for _ in range(3)
+    )
+    assert killed, "index --full finished before it could be killed mid-way"
+    assert _count(db, "ft_hash IS NULL") > 0  # really mid-way: the lexical index is behind
+
+    cli = Cli(root)
+    report = cli.ok("index")
+    assert report["errors"] == []
+    assert cli.ok("status")["index"]["fresh"] is True
+    after_crash = _searches(cli, ("bm25",))
+
+    fresh = Cli(fresh_copy(root, tmp_path / "fresh"))
+    assert fresh.ok("index")["added"] == N_NOTES
+    assert after_crash == _searches(fresh, ("bm25",))
+    assert any(after_crash[f"bm25:{q}"] for q in QUERIES)
+
+
+# --- with vectors: subprocesses all the way (each process has its own Chroma) --------------------
+
+_SEARCH_MANY = """
+import contextlib, io, json, sys
+import tests._embedders as e
+e.install_from_env()
+from vaultmem.cli.main import app
+vault, modes, queries = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
+out = {}
+for mode in modes:
+    for q in queries:
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            code = app(["search", q, "--mode", mode, "--limit", "15", "--vault", vault, "--json"], standalone_mode=False)
+        assert code == 0, buf.getvalue()
+        out[mode + ":" + q] = json.loads(buf.getvalue())["results"]
+print(json.dumps(out))
+"""
+
+
+def _searches_subprocess(root: Path, env: dict[str, str], modes: tuple[str, ...]) -> dict[str, object]:
+    res = subprocess.run(
+        [sys.executable, "-c", _SEARCH_MANY, str(root), json.dumps(modes), json.dumps(QUERIES)],
+        env=env, capture_output=True, text=True, timeout=300, cwd=REPO,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    return json.loads(res.stdout)  # type: ignore[no-any-return]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stage", ["lexical", "embedding-start", "embedding-middle"])
+def test_kill_during_full_index_then_index_converges_with_vectors(tmp_path: Path, stage: str) -> None:
+    root = make_vault(tmp_path / "crash", backend="auto")
+    n = 80
+    generate(root, n)
+    env = hook_env(tmp_path)
+    first = json.loads(run("index", "--vault", str(root), "--json", env=env).stdout)
+    assert first["embedded_notes"] == n and first["vectors"].startswith(HashEmbedder.backend)
+    db = root / ".vaultmem" / "state.db"
+
+    def ready() -> bool:
+        notes, ft_null = _count(db, "status='note'"), _count(db, "ft_hash IS NULL")
+        embedded = _count(db, "vec_hash IS NOT NULL AND vec_hash != 'gone'")
+        if stage == "lexical":
+            return notes == n and ft_null > 0
+        if stage == "embedding-start":
+            return notes == n and ft_null == 0 and embedded == 0
+        return notes == n and ft_null == 0 and n // 4 <= embedded < n
+
+    killed = any(kill_when(spawn("index", "--full", "--vault", str(root), "--json", env=env), ready) for _ in range(3))
+    assert killed, f"index --full finished before it could be killed at {stage}"
+    assert _count(db, "vec_hash IS NULL") > 0
+
+    recovered = json.loads(run("index", "--vault", str(root), "--json", env=env).stdout)
+    assert recovered["errors"] == []
+    status = json.loads(run("status", "--vault", str(root), "--json", env=env).stdout)
+    assert status["index"]["fresh"] is True
+    after_crash = _searches_subprocess(root, env, ("bm25", "vector", "hybrid"))
+
+    # the reference: delete .vaultmem/ and index again
+    shutil.rmtree(root / ".vaultmem")
+    rebuilt = json.loads(run("index", "--vault", str(root), "--json", env=env).stdout)
+    assert rebuilt["added"] == n
+    assert after_crash == _searches_subprocess(root, env, ("bm25", "vector", "hybrid"))

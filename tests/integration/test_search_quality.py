@@ -1,0 +1,141 @@
+"""Search quality with the real all-MiniLM-L6-v2 (loaded once per test session): questions
+worded unlike their note are found by the dense retriever and by hybrid search where BM25
+finds nothing; exact identifiers are found by BM25 and by hybrid; hybrid gets every case of
+this small table right. Filters, snippets and reference search run on real vectors too.
+
+A smoke test of quality on a handful of notes, not the benchmark (scripts/eval.py is)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Cli
+from tests.integration._vaults import make_vault, note, paths_of
+
+pytestmark = pytest.mark.slow
+
+NOTES = {
+    "shared/kettle.md": (
+        "Descaling a kettle",
+        "Boil a mix of water and white vinegar, leave it for an hour, rinse twice.",
+        ["home"],
+    ),
+    "shared/bike.md": (
+        "Fixing a flat tyre",
+        "Lever the tyre off the rim, find the puncture, patch the inner tube.",
+        ["outdoors"],
+    ),
+    "shared/sourdough.md": (
+        "Sourdough starter",
+        "Feed the starter flour and water daily; it is ready when it doubles.",
+        ["home", "food"],
+    ),
+    "shared/ssh.md": ("SSH keys", "Generate an ed25519 key pair and copy the public key to the server.", ["computers"]),
+    "shared/plants.md": (
+        "Watering houseplants",
+        "Water when the top soil is dry; overwatering rots the roots.",
+        ["home"],
+    ),
+    "shared/taxes.md": ("Filing taxes", "Collect receipts and income statements before the April deadline.", ["admin"]),
+    "shared/lockfile.md": (
+        "CI install failure",
+        "If CI fails with ERR_PNPM_OUTDATED_LOCKFILE, run pnpm install and commit the lockfile.",
+        ["computers"],
+    ),
+    "shared/knots.md": (
+        "Bowline knot",
+        "Make a small loop, pass the end up through it, round the standing part and back down.",
+        ["outdoors"],
+    ),
+}
+# (query, the note that answers it, whether BM25 can see it at all)
+PARAPHRASES = [
+    ("getting rid of chalky deposits inside an electric jug", "shared/kettle.md"),
+    ("mending a leaky bicycle wheel", "shared/bike.md"),
+    ("keeping wild yeast alive for baking bread", "shared/sourdough.md"),
+    ("logging in to a remote box without typing a password", "shared/ssh.md"),
+]
+EXACT = [
+    ("ERR_PNPM_OUTDATED_LOCKFILE", "shared/lockfile.md"),
+    ("ed25519", "shared/ssh.md"),
+    ("bowline", "shared/knots.md"),
+]
+
+
+def _fill(root: Path) -> Cli:
+    for rel, (title, body, tags) in NOTES.items():
+        note(root, rel, f"# {title}\n\n{body}\n", title=title, tags=tags)
+    cli = Cli(root)
+    report = cli.ok("index")
+    assert report["vectors"].startswith("sentence-transformers|all-MiniLM-L6-v2|384|")
+    assert report["embedded_notes"] == len(NOTES)
+    return cli
+
+
+@pytest.fixture(scope="module")
+def qcli(tmp_path_factory: pytest.TempPathFactory, real_model_available: None) -> Cli:
+    """Indexed once for the read-only tests of this module."""
+    return _fill(make_vault(tmp_path_factory.mktemp("quality") / "v", backend="auto"))
+
+
+def _top(cli: Cli, query: str, mode: str, *args: str) -> str | None:
+    got = paths_of(cli.ok("search", query, "--mode", mode, "--limit", "5", *args))
+    return got[0] if got else None
+
+
+def test_hybrid_gets_every_case_and_beats_each_single_retriever(qcli: Cli) -> None:
+    table = {mode: 0 for mode in ("bm25", "vector", "hybrid")}
+    for query, want in PARAPHRASES + EXACT:
+        for mode in table:
+            table[mode] += _top(qcli, query, mode) == want
+    total = len(PARAPHRASES) + len(EXACT)
+    assert table["hybrid"] == total, table
+    assert table["bm25"] < total and table["vector"] <= total, table
+
+
+def test_paraphrases_need_the_dense_retriever(qcli: Cli) -> None:
+    for query, want in PARAPHRASES:
+        assert _top(qcli, query, "vector") == want, query
+        assert _top(qcli, query, "hybrid") == want, query
+        assert _top(qcli, query, "bm25") != want, f"{query!r} was meant to share no word with its note"
+
+
+def test_exact_identifiers_are_found_lexically(qcli: Cli) -> None:
+    for query, want in EXACT:
+        assert _top(qcli, query, "bm25") == want, query
+        assert _top(qcli, query, "hybrid") == want, query
+
+
+def test_a_dense_only_hit_has_a_snippet_from_its_note(qcli: Cli) -> None:
+    data = qcli.ok("search", "mending a leaky bicycle wheel", "--explain")
+    top = data["results"][0]
+    assert top["summary"]["path"] == "shared/bike.md"
+    assert top["explain"]["bm25"] is None and top["explain"]["vector"]["rank"] == 1
+    assert "puncture" in top["summary"]["snippet"]
+
+
+def test_filters_apply_to_real_vectors(qcli: Cli) -> None:
+    # the best answer is filtered out; only notes with the tag remain, still ranked by meaning
+    got = paths_of(
+        qcli.ok(
+            "search", "getting rid of chalky deposits inside an electric jug", "--mode", "vector", "--tag", "outdoors"
+        )
+    )
+    assert set(got) == {"shared/bike.md", "shared/knots.md"}
+    got = paths_of(
+        qcli.ok(
+            "search", "keeping wild yeast alive for baking bread", "--mode", "vector", "--tag", "home", "--tag", "food"
+        )
+    )
+    assert got == ["shared/sourdough.md"]
+
+
+def test_reference_search_with_real_vectors(model_vault: Path) -> None:
+    qcli = _fill(model_vault)
+    note(model_vault, "reference/howto.md", "Household and computer how-tos.\n", title="How-to collection", type="topic",
+         summary="Practical how-tos", files=["shared/*.md"])  # fmt: skip
+    data = qcli.ok("reference", "search", "how-to collection", "logging in to a remote box without typing a password")
+    assert data["topic"]["path"] == "reference/howto.md" and data["mode"] == "hybrid"
+    assert data["results"][0]["summary"]["path"] == "shared/ssh.md"

@@ -1,0 +1,522 @@
+"""The watcher (SPEC §4, issue 5): a real `vaultmem watch` process with a real watchdog
+observer over real files, driven through the installed `vaultmem` console script.
+
+Every watcher a test starts is stopped (SIGTERM, then SIGKILL) by its fixture, pass or fail.
+Most tests use embedding backend "none" so they are fast; the one that needs the model is
+marked slow.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Cli, Result
+from vaultmem.daemon import client, paths
+from vaultmem.daemon.control import running
+from vaultmem.daemon.events import CONFIG, NOTE, TREE, Debounce, classify_path
+from vaultmem.vault.ids import new_ulid
+
+VAULTMEM = str(Path(sys.executable).with_name("vaultmem"))
+BUDGET_S = 2.0  # SPEC §7: a saved edit is searchable within 2 s
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith("VAULTMEM_") and k not in ("NO_COLOR", "FORCE_COLOR")
+    }
+    env.update({"COLUMNS": "100", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", **extra})
+    return env
+
+
+def vm(
+    vault: Path, *args: str, json_: bool = True, timeout: float = 60, **env: str
+) -> subprocess.CompletedProcess[str]:
+    argv = [VAULTMEM, *args, "--vault", str(vault)] + (["--json"] if json_ else [])
+    return subprocess.run(argv, capture_output=True, text=True, env=clean_env(**env), timeout=timeout)
+
+
+def ok(vault: Path, *args: str, **kw: Any) -> Any:
+    res = vm(vault, *args, **kw)
+    assert res.returncode == 0, f"{args}: exit {res.returncode}\n{res.stdout}\n{res.stderr}"
+    return json.loads(res.stdout)
+
+
+def make_vault(root: Path, backend: str = "none") -> Path:
+    from vaultmem.services.vaults import init_vault
+
+    init_vault(root, ["alice", "bob"])
+    config = root / "vaultmem.toml"
+    config.write_text(config.read_text().replace('backend = "auto"', f'backend = "{backend}"'))
+    return root
+
+
+def wait_until(check: Callable[[], bool], timeout: float, step: float = 0.05) -> float:
+    """Seconds until `check()` held; fails the test after `timeout`."""
+    start = time.monotonic()
+    while True:
+        if check():
+            return time.monotonic() - start
+        if time.monotonic() - start > timeout:
+            pytest.fail(f"not within {timeout} s")
+        time.sleep(step)
+
+
+def search_paths(vault: Path, text: str, *extra: str) -> list[str]:
+    data = ok(vault, "search", text, "--mode", "bm25", "--limit", "50", *extra)
+    return [r["summary"]["path"] for r in data["results"]]
+
+
+class Watcher:
+    """`vaultmem watch` in the foreground, as a child process of the test."""
+
+    def __init__(self, vault: Path, *args: str) -> None:
+        self.vault = vault
+        self.err = open(vault.parent / f"watch-{time.monotonic_ns()}.err", "w+")  # noqa: SIM115
+        self.proc = subprocess.Popen(
+            [VAULTMEM, "watch", "--vault", str(vault), *args],
+            stdout=subprocess.DEVNULL, stderr=self.err, env=clean_env(),
+        )  # fmt: skip
+        wait_until(self.answers, timeout=30)
+
+    def answers(self) -> bool:
+        assert self.proc.poll() is None, f"watcher exited {self.proc.returncode}: {self.stderr()}"
+        reply = client.ping(str(self.vault), timeout_s=1.0)
+        return reply is not None and reply["pid"] == self.proc.pid and reply["state"] == "watching"
+
+    def ping(self) -> dict[str, Any]:
+        reply = client.ping(str(self.vault))
+        assert reply is not None, "the watcher does not answer"
+        return reply
+
+    def stderr(self) -> str:
+        self.err.seek(0)
+        return self.err.read()
+
+    def terminate(self, timeout: float = 10) -> int:
+        self.proc.send_signal(signal.SIGTERM)
+        return self.proc.wait(timeout=timeout)
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+        self.err.close()
+
+
+@pytest.fixture
+def start_watcher() -> Iterator[Callable[..., Watcher]]:
+    started: list[Watcher] = []
+
+    def start(vault: Path, *args: str) -> Watcher:
+        w = Watcher(vault, *args)
+        started.append(w)
+        return w
+
+    yield start
+    for w in started:
+        if w.proc.poll() is None:
+            try:
+                w.terminate(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+        w.kill()
+
+
+# --- pure parts ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("relpath", "is_dir", "kind"),
+    [
+        ("shared/a.md", False, NOTE),
+        ("a.md", False, NOTE),
+        ("shared/.a.md.swp", False, None),
+        ("shared/4913", False, None),
+        ("shared/a.md~", False, None),
+        ("shared/.#a.md", False, None),
+        ("shared/a.md.tmp", False, None),
+        ("shared/a.txt", False, None),
+        (".vaultmem/state.db", False, None),
+        (".vaultmem/whoosh", True, None),
+        (".git/index", False, None),
+        (".obsidian/app.json", False, None),
+        ("shared/.hidden/a.md", False, None),
+        ("shared/topic", True, TREE),
+        ("shared/.trash", True, None),
+        ("vaultmem.toml", False, CONFIG),
+        ("", True, None),
+    ],
+)
+def test_event_classification(relpath: str, is_dir: bool, kind: str | None) -> None:
+    assert classify_path(relpath, is_dir) == kind
+
+
+def test_debounce_waits_for_quiet_but_caps_latency() -> None:
+    d = Debounce(quiet_s=0.25, max_latency_s=1.0)
+    assert d.due_in(0.0) is None and not d.pending
+    d.mark(0.0)
+    assert d.due_in(0.1) == pytest.approx(0.15)
+    for t in (0.2, 0.4, 0.6, 0.8):  # a steady stream never goes quiet ...
+        d.mark(t)
+    assert d.due_in(0.9) == pytest.approx(0.1)  # ... but is served after max_latency_s
+    assert d.due_in(1.0) == 0
+    d.clear()
+    assert d.due_in(5.0) is None
+
+
+@pytest.mark.parametrize(
+    ("argv", "command"),
+    [
+        (["search", "x"], "search"),
+        (["--vault", "v", "--json", "get", "x"], "get"),
+        (["--ghost=alice", "reference", "search", "t", "q"], "reference"),
+        (["search", "x", "--help"], None),
+        (["-h"], None),
+        (["--version"], None),
+        (["note", "create"], None),
+        (["watch"], None),
+        (["search", "--", "--help"], "search"),
+        ([], None),
+    ],
+)
+def test_forwardable_commands(argv: list[str], command: str | None) -> None:
+    assert client.forwardable(argv) == command
+
+
+def test_client_finds_the_vault_as_the_cli_does(tmp_path: Path) -> None:
+    from vaultmem.config import CONFIG_NAME, STATE_DIR, find_vault
+
+    assert (paths.CONFIG_NAME, paths.STATE_DIR) == (CONFIG_NAME, STATE_DIR)
+    vault = make_vault(tmp_path / "v")
+    deep = vault / "shared" / "sub"
+    deep.mkdir()
+    assert client.find_root([], {}, str(deep)) == str(find_vault(None, cwd=deep))
+    assert client.find_root(["--vault", "v"], {}, str(tmp_path)) == str(vault)
+    assert client.find_root(["search", "--vault=v", "x"], {}, str(tmp_path)) == str(vault)
+    assert client.find_root([], {"VAULTMEM_VAULT": str(vault)}, "/") == str(vault)
+    assert client.find_root([], {}, str(tmp_path)) is None
+    assert client.find_root(["--vault", "nope"], {}, str(tmp_path)) is None
+
+
+# --- one watcher over one vault, for the editor and write scenarios -------------------------
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Watcher]:
+    vault = make_vault(tmp_path_factory.mktemp("live") / "vault")
+    w = Watcher(vault)
+    yield w
+    try:
+        assert w.terminate(timeout=10) == 0
+    finally:
+        w.kill()
+
+
+def test_vim_style_save_is_searchable_within_2s(live: Watcher) -> None:
+    vault, shared = live.vault, live.vault / "shared"
+    note = shared / "welcome.md"
+    before = ok(vault, "get", "shared/welcome.md")["note"]["id"]
+    # What vim does on :w with the default backupcopy=auto, plus a temp-file+rename save.
+    swap = shared / ".welcome.md.swp"
+    swap.write_text("quokkaswap swap file contents")
+    probe = shared / "4913"
+    probe.write_text("")
+    probe.unlink()
+    backup = shared / "welcome.md~"
+    os.rename(note, backup)
+    text = backup.read_text().replace("Welcome", "Welcome quokkavim", 1)
+    temp = shared / "welcome.md.tmp"
+    temp.write_text(text)
+    saved = time.monotonic()
+    os.replace(temp, note)
+    backup.unlink()
+    wait_until(
+        lambda: search_paths(vault, "quokkavim") == ["shared/welcome.md"], timeout=BUDGET_S - (time.monotonic() - saved)
+    )
+    assert ok(vault, "get", "shared/welcome.md")["note"]["id"] == before
+    swap.unlink()
+    assert search_paths(vault, "quokkaswap") == []  # swap files are never notes
+
+
+def test_new_file_is_searchable_within_2s(live: Watcher) -> None:
+    path = live.vault / "shared" / "fresh-idea.md"
+    path.write_text("# Fresh idea\n\nThe wombatnew plan for next week.\n")
+    saved = time.monotonic()
+    wait_until(lambda: search_paths(live.vault, "wombatnew") == ["shared/fresh-idea.md"], timeout=BUDGET_S)
+    assert time.monotonic() - saved < BUDGET_S
+
+
+def test_deleted_file_is_gone_within_2s(live: Watcher) -> None:
+    vault = live.vault
+    path = vault / "shared" / "doomed.md"
+    path.write_text("# Doomed\n\nThe platypusgone note.\n")
+    wait_until(lambda: search_paths(vault, "platypusgone") == ["shared/doomed.md"], timeout=BUDGET_S)
+    path.unlink()
+    deleted = time.monotonic()
+    wait_until(lambda: search_paths(vault, "platypusgone") == [], timeout=BUDGET_S)
+    assert time.monotonic() - deleted < BUDGET_S
+    assert vm(vault, "get", "shared/doomed.md").returncode == 3
+
+
+def test_renamed_folder_keeps_ids(live: Watcher) -> None:
+    vault = live.vault
+    folder = vault / "shared" / "topic"
+    folder.mkdir()
+    ids = {}
+    for name in ("alpha", "beta", "gamma"):
+        ids[name] = new_ulid()
+        (folder / f"{name}.md").write_text(f"---\nid: {ids[name]}\ntitle: Topic {name}\n---\nnarwhalfolder {name}\n")
+    wait_until(lambda: len(search_paths(vault, "narwhalfolder")) == 3, timeout=BUDGET_S)
+    folder.rename(vault / "shared" / "renamed")
+    moved = sorted(f"shared/renamed/{n}.md" for n in ids)
+    wait_until(lambda: sorted(search_paths(vault, "narwhalfolder")) == moved, timeout=BUDGET_S)
+    for name, note_id in ids.items():
+        assert ok(vault, "get", f"shared/renamed/{name}.md")["note"]["id"] == note_id
+        assert ok(vault, "get", note_id)["note"]["path"] == f"shared/renamed/{name}.md"
+    assert vm(vault, "get", "shared/topic/alpha.md").returncode == 3
+
+
+def test_ten_concurrent_note_creates_are_searchable_when_they_return(live: Watcher) -> None:
+    vault = live.vault
+    before = live.ping()
+
+    def create(i: int) -> subprocess.Popen[str]:
+        argv = [VAULTMEM, "note", "create", "--vault", str(vault), "--json", "--title", f"Parallel {i}",
+                "--type", "note", "--scope", "shared", "--body", f"zebrafinch parallel{i} body"]  # fmt: skip
+        return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env())
+
+    procs = [create(i) for i in range(10)]
+    outputs = [p.communicate(timeout=60) for p in procs]
+    for p, (_, err) in zip(procs, outputs, strict=True):
+        assert p.returncode == 0, err
+        assert "warning" not in err, err  # no sync timeout
+    created = [json.loads(out) for out, _ in outputs]
+    ids = {c["id"] for c in created}
+    assert len(ids) == 10
+    assert all((vault / c["path"]).is_file() for c in created)
+    # Right after the commands return, without waiting: every note is found.
+    data = ok(vault, "search", "zebrafinch", "--mode", "bm25", "--limit", "20")
+    assert {r["summary"]["id"] for r in data["results"]} == ids
+    after = live.ping()
+    # One reconcile answers every sync request waiting when it starts.
+    print(f"reconciles for 10 concurrent writes: {after['reconciles'] - before['reconciles']}")
+    assert after["reconciles"] - before["reconciles"] <= 12
+
+
+def test_index_and_status_go_through_the_watcher(live: Watcher) -> None:
+    vault = live.vault
+    served = live.ping()["served"]
+    start = time.monotonic()
+    report = ok(vault, "index")
+    assert time.monotonic() - start < 10  # not a 15 s wait for the watcher's lock
+    assert report["added"] == report["updated"] == report["deleted"] == 0
+    assert ok(vault, "index", "--full")["added"] > 0
+    status = ok(vault, "status")
+    assert status["watcher"]["running"] is True
+    assert status["watcher"]["pid"] == live.proc.pid
+    assert status["watcher"]["heartbeat"]
+    assert status["index"]["fresh"] is True
+    assert live.ping()["served"] == served + 3
+
+
+def test_malformed_requests_get_errors_and_the_watcher_lives(live: Watcher) -> None:
+    path = paths.connect_path(str(live.vault))
+    assert path is not None
+
+    def raw(payload: bytes) -> dict[str, Any]:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(15)
+            s.connect(path)
+            s.sendall(payload)
+            s.shutdown(socket.SHUT_WR)
+            data = b""
+            while chunk := s.recv(65536):
+                data += chunk
+        return json.loads(data)
+
+    for payload in (
+        b"this is not json\n",
+        b"[1, 2, 3]\n",
+        b'{"op": 42}\n',
+        b'{"op": "explode"}\n',
+        b'{"op": "cli", "argv": "search x"}\n',
+        b'{"op": "cli", "argv": ["note", "delete", "shared/welcome.md"]}\n',
+        b'{"op": "cli", "argv": ["search", "x"], "env": {"A": 1}}\n',
+        b'{"op": "sync", "paths": "x"}\n',
+        b"\xff\xfe\n",
+        b"",
+        b'{"op": "ping"',  # no newline, then EOF
+    ):
+        reply = raw(payload)
+        assert reply["error"]["code"] == "invalid_request", (payload, reply)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.connect(path)  # connect and vanish
+    assert (live.vault / "shared" / "welcome.md").exists()
+    assert live.ping()["ok"] is True
+    assert "shared/welcome.md" in search_paths(live.vault, "welcome")
+
+
+def test_log_has_no_lock_or_chroma_errors(live: Watcher) -> None:
+    log = (live.vault / ".vaultmem" / "watcher.log").read_text()
+    assert "database is locked" not in log
+    assert "Traceback" not in log
+    assert not [line for line in log.splitlines() if " ERROR " in line or "chroma" in line.lower()]
+
+
+# --- lifecycle --------------------------------------------------------------------------------
+
+CALLS = [
+    ("search", "example"),
+    ("search", "vault notes", "--mode", "bm25", "--explain", "--limit", "5"),
+    ("search", "example", "--ghost", "alice"),
+    ("search", "example", "--scope", "nonsense"),
+    ("get", "shared/welcome.md"),
+    ("get", "Welcome to the vault", "--ghost", "bob"),
+    ("get", "no such note"),
+    ("query", "example"),
+    ("query", "vault", "--type", "note", "--ghost", "alice"),
+    ("reference", "search", "vault conventions", "how do I add a ghost"),
+]
+
+
+def _without_timings(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_timings(v) for k, v in value.items() if k not in ("search_time_ms", "seconds")}
+    if isinstance(value, list):
+        return [_without_timings(v) for v in value]
+    return value
+
+
+def _outcomes(run: Callable[..., Any]) -> list[tuple[int, Any, str]]:
+    out = []
+    for call in CALLS:
+        res = run(*call)
+        out.append((res.exit_code, _without_timings(json.loads(res.stdout)), res.stderr))
+    human = run("get", "shared/welcome.md", json_=False)
+    out.append((human.exit_code, human.stdout, human.stderr))
+    return out
+
+
+def _through_the_console_script(vault: Path) -> Callable[..., Result]:
+    def run(*args: str, json_: bool = True) -> Result:
+        res = vm(vault, *args, json_=json_)
+        return Result(res.returncode, res.stdout, res.stderr)
+
+    return run
+
+
+def test_same_output_with_and_without_the_watcher_then_sigterm(
+    tmp_path: Path, start_watcher: Callable[..., Watcher]
+) -> None:
+    vault = make_vault(tmp_path / "vault")
+    w = start_watcher(vault)
+    served = w.ping()["served"]
+    through = _outcomes(_through_the_console_script(vault))
+    assert w.ping()["served"] == served + len(CALLS) + 1  # every call went through it
+
+    start = time.monotonic()
+    assert w.terminate(timeout=10) == 0
+    assert time.monotonic() - start < 5
+    assert not (vault / ".vaultmem" / "watcher.sock").exists()
+    assert not (vault / ".vaultmem" / "watcher.pid").exists()
+    status = ok(vault, "status")["watcher"]
+    assert status["running"] is False and status["state"] == "stopped"
+
+    # Without it: the same Typer app run in this process (the console script's fallback
+    # path, which test_kill_9 exercises, runs exactly this; here it saves 10 interpreter starts).
+    direct = _outcomes(Cli(vault))
+    for call, a, b in zip([*CALLS, ("get (human)",)], through, direct, strict=True):
+        assert a == b, call
+
+
+def test_kill_9_leaves_nothing_to_clean_up(tmp_path: Path, start_watcher: Callable[..., Watcher]) -> None:
+    vault = make_vault(tmp_path / "vault")
+    first = start_watcher(vault)
+    first.proc.kill()
+    first.proc.wait(timeout=10)
+    assert (vault / ".vaultmem" / "watcher.sock").exists()  # stale
+    # A command meanwhile falls back to doing the work itself.
+    assert "shared/welcome.md" in search_paths(vault, "welcome")
+    assert ok(vault, "status")["watcher"]["running"] is False
+    second = start_watcher(vault)
+    assert second.ping()["pid"] == second.proc.pid
+    assert "shared/welcome.md" in search_paths(vault, "welcome")
+    assert second.terminate() == 0
+
+
+def test_a_second_watcher_is_refused(tmp_path: Path, start_watcher: Callable[..., Watcher]) -> None:
+    vault = make_vault(tmp_path / "vault")
+    start_watcher(vault)
+    res = vm(vault, "watch", timeout=30)
+    assert res.returncode == 6
+    assert "already runs" in json.loads(res.stdout)["error"]["message"]
+
+
+def test_detach_and_stop(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path / "vault")
+    started = ok(vault, "watch", "--detach")
+    pid = started["pid"]
+    try:
+        assert started["socket"] == str(vault / ".vaultmem" / "watcher.sock")
+        assert started["already_running"] is False
+        assert int((vault / ".vaultmem" / "watcher.pid").read_text()) == pid
+        assert client.ping(str(vault))["pid"] == pid  # type: ignore[index]
+        assert ok(vault, "watch", "--detach")["already_running"] is True
+        stopped = ok(vault, "watch", "--stop")
+        assert stopped["stopped"] is True and stopped["pid"] == pid
+        assert not running(pid)
+        assert ok(vault, "watch", "--stop") == {"stopped": False, "running": False, "pid": None}
+    finally:
+        if running(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_long_vault_path_gets_a_short_socket(tmp_path: Path, start_watcher: Callable[..., Watcher]) -> None:
+    vault = make_vault(tmp_path / ("deep-" * 12) / ("deeper-" * 8) / "vault")
+    assert len(str(vault / ".vaultmem" / "watcher.sock")) > paths.MAX_SOCKET_BYTES
+    w = start_watcher(vault)
+    sock = json.loads((vault / ".vaultmem" / "watcher.json").read_text())["socket"]
+    assert not sock.startswith(str(vault)) and Path(sock).exists()
+    served = w.ping()["served"]
+    assert "shared/welcome.md" in search_paths(vault, "welcome")
+    assert w.ping()["served"] == served + 1
+    assert w.terminate() == 0
+    assert not Path(sock).exists()
+
+
+@pytest.mark.slow
+def test_hybrid_search_same_through_the_watcher_with_the_real_model(
+    tmp_path: Path, start_watcher: Callable[..., Watcher]
+) -> None:
+    from vaultmem.index.embedder import DEFAULT_MODEL, choose
+
+    if not choose("auto", DEFAULT_MODEL).enabled:
+        pytest.skip("no offline embedding model installed")
+    vault = make_vault(tmp_path / "vault", backend="auto")
+    w = start_watcher(vault)
+    calls = [("search", "how do I organise notes"), ("search", "example project", "--mode", "vector")]
+    through = [_without_timings(ok(vault, *c)) for c in calls]
+    (vault / "shared" / "new.md").write_text("# Kayaking\n\nPaddling a kayak on a quiet lake at dawn.\n")
+    wait_until(
+        lambda: (
+            "shared/new.md"
+            in [r["summary"]["path"] for r in ok(vault, "search", "boat on water", "--mode", "vector")["results"]]
+        ),
+        10,
+    )
+    assert w.terminate() == 0
+    log = (vault / ".vaultmem" / "watcher.log").read_text()
+    assert "database is locked" not in log and " ERROR " not in log
+    (vault / "shared" / "new.md").unlink()
+    assert [_without_timings(ok(vault, *c)) for c in calls] == through

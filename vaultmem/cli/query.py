@@ -1,0 +1,79 @@
+"""`query` (QueryMemory) and `reference search` (reference_search)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from vaultmem.cli.common import GhostOpt, JsonOpt, VaultOpt, json_mode, open_app
+from vaultmem.cli.output import emit, progress_hook
+
+
+def _render_query(con: Any, data: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    con.print(data["query_summary"])
+    if data["matches"]:
+        table = Table("relevance", "note", box=None, padding=(0, 1))
+        for m in data["matches"]:
+            table.add_row(f"{m['relevance']:.2f}", f"[bold]{m['title']}[/] [dim]{m['path']}[/]\n{m['excerpt'][:300]}")
+        con.print(table)
+
+
+def _render_reference(con: Any, data: dict[str, Any]) -> None:
+    from vaultmem.cli.search import render_results
+
+    topic = data["topic"]
+    con.print(f"Topic [bold]{topic['title']}[/] ({topic['path']}, {topic['files']} files): {topic['summary']}")
+    render_results(con, {**data, "query": data["question"], "tokens_used": 0})
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("query")
+    def query(
+        ctx: typer.Context,
+        text: Annotated[str, typer.Argument(help="Keywords (or a regular expression with --regex).")],
+        type_: Annotated[list[str] | None, typer.Option("--type", help="Note type (repeatable).")] = None,
+        memory_type: Annotated[str | None, typer.Option("--memory-type", help="Memory-type group from vaultmem.toml.")] = None,
+        scope: Annotated[str | None, typer.Option("--scope", help="all | shared | private | project | diary | inbox")] = None,
+        since: Annotated[str | None, typer.Option("--since", help="Changed on or after (ISO-8601).")] = None,
+        until: Annotated[str | None, typer.Option("--until", help="Changed on or before (ISO-8601).")] = None,
+        limit: Annotated[int, typer.Option("--limit", help="Maximum matches.")] = 10,
+        min_relevance: Annotated[float, typer.Option("--min-relevance", help="Minimum relevance in [0, 1].")] = 0.3,
+        regex: Annotated[bool, typer.Option("--regex", help="Treat TEXT as a regular expression.")] = False,
+        include_expired: Annotated[bool, typer.Option("--include-expired", help="Include notes past `expires`.")] = False,
+        vault: VaultOpt = None,
+        ghost: GhostOpt = None,
+        json_: JsonOpt = False,
+    ) -> None:
+        """Grep-style search over the note files; needs no index (QueryMemory)."""
+        from vaultmem.services.query import QueryRequest
+        from vaultmem.services.query import query as do_query
+
+        req = QueryRequest(
+            query=text, types=type_ or [], memory_type=memory_type, scope=scope, since=since, until=until,
+            limit=limit, min_relevance=min_relevance, regex=regex, include_expired=include_expired,
+        )  # fmt: skip
+        emit(do_query(open_app(ctx, vault, ghost), req), json_mode(ctx, json_), _render_query)
+
+    ref_app = typer.Typer(help="Search the files that topic notes list (docs, source code).", no_args_is_help=True)
+    app.add_typer(ref_app, name="reference")
+
+    @ref_app.command("search")
+    def reference_search(
+        ctx: typer.Context,
+        topic: Annotated[str, typer.Argument(help="Topic to look up (matched against topic notes).")],
+        question: Annotated[str, typer.Argument(help="Question to answer from the topic's files.")],
+        limit: Annotated[int | None, typer.Option("--limit", help="Maximum results.")] = None,
+        rrf_k: Annotated[float | None, typer.Option("--rrf-k", help="RRF constant k.")] = None,
+        vault: VaultOpt = None,
+        ghost: GhostOpt = None,
+        json_: JsonOpt = False,
+    ) -> None:
+        """Find the best topic note, then search the files it lists (reference_search)."""
+        from vaultmem.services.reference import reference_search as do_reference
+
+        with progress_hook(True) as hook:
+            result = do_reference(open_app(ctx, vault, ghost, progress=hook), topic, question, limit, rrf_k)
+        emit(result, json_mode(ctx, json_), _render_reference)

@@ -1,0 +1,67 @@
+"""`watch`: the background indexer (vaultmem/daemon/)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from vaultmem.cli.common import GhostOpt, JsonOpt, VaultOpt, json_mode, open_app
+from vaultmem.cli.output import emit
+
+
+def _render(con: Any, data: dict[str, Any]) -> None:
+    if "stopped" in data:
+        con.print(f"watcher stopped (pid {data['pid']})" if data["stopped"] else "no watcher running")
+    elif data.get("already_running"):
+        con.print(f"watcher already running, pid {data['pid']}, socket {data['socket']}")
+    else:
+        con.print(f"watcher running, pid {data['pid']}, socket {data['socket']}")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("watch")
+    def watch(
+        ctx: typer.Context,
+        detach: Annotated[
+            bool, typer.Option("--detach", help="Run in the background; return once it answers.")
+        ] = False,
+        stop: Annotated[bool, typer.Option("--stop", help="Stop the running watcher (exit 0 if none runs).")] = False,
+        rescan_interval: Annotated[
+            float, typer.Option("--rescan-interval", help="Seconds between full rescans that heal missed events.")
+        ] = 60.0,
+        vault: VaultOpt = None,
+        ghost: GhostOpt = None,
+        json_: JsonOpt = False,
+    ) -> None:
+        """Keep every index in step with the files, and serve other commands while running.
+
+        In the foreground it runs until Ctrl-C or SIGTERM; --detach starts it in the
+        background (log: .vaultmem/watcher.log); --stop ends it. While it runs it owns the
+        indexes: search, get, query, reference, status and index go through it, and write
+        commands wait (up to 10 s) until it has indexed what they wrote."""
+        from vaultmem.daemon import control
+        from vaultmem.errors import UsageError
+
+        if detach and stop:
+            raise UsageError("use --detach or --stop, not both")
+        if rescan_interval < 1:
+            raise UsageError("--rescan-interval must be at least 1 second")
+        root = open_app(ctx, vault, None).root
+        if stop:
+            result = control.stop(root)
+        elif detach:
+            result = control.start_detached(root, rescan_interval)
+        else:
+            from vaultmem.daemon.runner import Settings, Watcher, configure_logging
+
+            configure_logging(root / ".vaultmem", to_stderr=True)
+            watcher = Watcher(root, Settings(rescan_s=rescan_interval))
+            watcher.run()
+            result = {
+                "stopped": True,
+                "pid": watcher.snapshot()["pid"],
+                "reconciles": watcher.reconciles,
+                "served": watcher.served,
+            }
+        emit(result, json_mode(ctx, json_), _render)

@@ -1,0 +1,13 @@
+"""The watcher: a background process that owns the indexes of one vault and serves the CLI.
+
+    paths    where its socket, status, pid and log files live (stdlib only)
+    client   the CLI side of the socket: forward a read command, wait for a write's sync (stdlib only)
+    events   watchdog events filtered by the vault's ignore rules, debounced into "dirty"
+    server   the Unix socket: JSON lines, one request per connection
+    bridge   runs a forwarded command line through the Typer app, output captured
+    status   .vaultmem/watcher.json
+    runner   the watcher itself: lock, catch-up, event loop, requests, clean stop
+    control  `watch --detach` and `watch --stop`
+
+This file imports nothing: the CLI's fast path imports `client` before anything heavy.
+"""

@@ -1,0 +1,216 @@
+"""The CLI side of the watcher's socket. Stdlib only, so `vaultmem search` through a running
+watcher costs a bare interpreter start plus one round trip: no typer, rich, yaml, whoosh,
+chromadb or model import in the client process.
+
+Protocol (JSON lines, one request and one reply per connection; see server.py):
+    {"op": "cli", "argv": [...], "env": {...}, "tty": bool, "cwd": str}
+        -> {"stdout": str, "stderr": str, "exit_code": int}
+    {"op": "sync", "paths": [...]}  -> {"ok": true} once a reconcile that started after
+        the request has finished, or {"ok": false, "error": str}
+    {"op": "ping"}                  -> {"ok": true, "pid": ..., "state": ..., ...}
+    anything else                   -> {"error": {"code": "invalid_request", "message": str}}
+While a request waits for the watcher, the server sends a space every few seconds (JSON
+allows leading whitespace): silence for longer than STALL_S means a hung watcher.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+
+from vaultmem.daemon.paths import CONFIG_NAME, connect_path
+
+TYPE_CHECKING = False  # not `from typing import ...`: typing costs this process ~5 ms
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+# Commands a running watcher answers. Reads, plus `index`: the watcher owns the indexes,
+# so a reconcile asked for from outside must run inside it.
+FORWARDED = frozenset({"search", "get", "query", "reference", "status", "index"})
+# Environment a forwarded command sees: the vaultmem settings and what decides rendering.
+PASSED_ENV = frozenset({"NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES", "TERM", "COLORTERM", "TTY_COMPATIBLE"})
+CONNECT_TIMEOUT_S = 2.0
+STALL_S = 20.0  # > 3 keepalives
+SYNC_TIMEOUT_S = 10.0
+MAX_REPLY_BYTES = 256 * 1024 * 1024
+
+
+def passed_env(environ: Mapping[str, str]) -> dict[str, str]:
+    return {k: v for k, v in environ.items() if k.startswith("VAULTMEM_") or k in PASSED_ENV}
+
+
+def command_of(argv: list[str]) -> str | None:
+    """The command word after the root options (`--vault X`, `--ghost X`, `--json`)."""
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg in ("--vault", "--ghost"):
+            i += 2
+        elif arg.startswith(("--vault=", "--ghost=")) or arg == "--json":
+            i += 1
+        else:
+            return None if arg.startswith("-") else arg
+    return None
+
+
+def forwardable(argv: list[str]) -> str | None:
+    command = command_of(argv)
+    if command not in FORWARDED:
+        return None
+    for arg in argv:
+        if arg == "--":
+            break
+        if arg in ("--help", "-h"):
+            return None  # help is the same everywhere; no need to wake the watcher
+    return command
+
+
+def vault_flag(argv: list[str]) -> str | None:
+    """The last --vault given (a command's own flag comes after the root's, and wins)."""
+    value = None
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            break
+        if arg == "--vault" and i + 1 < len(argv):
+            value = argv[i + 1]
+            i += 2
+            continue
+        if arg.startswith("--vault="):
+            value = arg[len("--vault=") :]
+        i += 1
+    return value
+
+
+def find_root(argv: list[str], environ: Mapping[str, str], cwd: str) -> str | None:
+    """The vault as vaultmem.config.find_vault finds it; None when there is none."""
+    explicit = vault_flag(argv) or environ.get("VAULTMEM_VAULT")
+    if explicit:
+        root = os.path.realpath(os.path.join(cwd, os.path.expanduser(explicit)))
+        return root if os.path.isfile(os.path.join(root, CONFIG_NAME)) else None
+    here = os.path.realpath(cwd)
+    while True:
+        if os.path.isfile(os.path.join(here, CONFIG_NAME)):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def exchange(path: str, request: dict[str, Any], deadline_s: float | None = None) -> tuple[dict[str, Any] | None, str]:
+    """One request: (reply, "ok"), or (None, why not): "no_watcher" (no socket, refused),
+    "timeout" (`deadline_s` passed), "stalled" (no keepalive), "broken" (died mid-reply)."""
+    import time
+
+    start = time.monotonic()
+    chunks: list[bytes] = []
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        try:
+            sock.settimeout(CONNECT_TIMEOUT_S)
+            sock.connect(path)
+        except OSError:
+            return None, "no_watcher"
+        try:
+            sock.sendall(json.dumps(request).encode("utf-8") + b"\n")
+            size = 0
+            while True:
+                wait = STALL_S
+                if deadline_s is not None:
+                    wait = min(wait, deadline_s - (time.monotonic() - start))
+                    if wait <= 0:
+                        return None, "timeout"
+                sock.settimeout(wait)
+                chunk = sock.recv(1 << 16)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+                if size > MAX_REPLY_BYTES:
+                    return None, "broken"
+        except TimeoutError:
+            return None, "timeout" if deadline_s is not None and time.monotonic() - start >= deadline_s else "stalled"
+        except OSError:
+            return None, "broken"
+    try:
+        reply = json.loads(b"".join(chunks).decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None, "broken"
+    return (reply, "ok") if isinstance(reply, dict) else (None, "broken")
+
+
+def ping(root: str, timeout_s: float = 2.0) -> dict[str, Any] | None:
+    path = connect_path(root)
+    if path is None:
+        return None
+    reply, _ = exchange(path, {"op": "ping"}, deadline_s=timeout_s)
+    return reply if reply is not None and reply.get("ok") else None
+
+
+def sync(root: str, paths: list[str], timeout_s: float = SYNC_TIMEOUT_S) -> str:
+    """After a write: "synced" once a watcher has indexed it, "no_watcher" when none runs
+    (or it is stopping: the next read catches up by itself), else what went wrong."""
+    path = connect_path(root)
+    if path is None or not os.path.exists(path):
+        return "no_watcher"
+    reply, why = exchange(path, {"op": "sync", "paths": paths}, deadline_s=timeout_s)
+    if reply is None:
+        return "no_watcher" if why == "no_watcher" else f"{why} after {timeout_s:.0f} s" if why == "timeout" else why
+    if reply.get("ok"):
+        return "synced"
+    error = reply.get("error")
+    if isinstance(error, dict) and error.get("code") == "stopping":
+        return "no_watcher"
+    return str(error.get("message") if isinstance(error, dict) else error)
+
+
+def _terminal_columns() -> str | None:
+    try:
+        return str(os.get_terminal_size(sys.stdout.fileno()).columns)
+    except (OSError, ValueError):
+        return None
+
+
+def forward(argv: list[str]) -> int | None:
+    """Run `vaultmem ARGV` in a live watcher and print its output; the exit code, or None
+    when the command is not one the watcher answers or no watcher answers."""
+    if forwardable(argv) is None:
+        return None
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        return None
+    root = find_root(argv, os.environ, cwd)
+    path = connect_path(root) if root is not None else None
+    if path is None or not os.path.exists(path):
+        return None
+    try:
+        tty = sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    env = passed_env(os.environ)
+    if tty and "COLUMNS" not in env:
+        # rich sizes a terminal from COLUMNS first; the watcher has no terminal to ask.
+        columns = _terminal_columns()
+        if columns:
+            env["COLUMNS"] = columns
+    reply, _ = exchange(path, {"op": "cli", "argv": argv, "env": env, "tty": tty, "cwd": cwd})
+    if reply is None or not isinstance(reply.get("exit_code"), int):
+        return None
+    try:
+        if reply.get("stderr"):
+            sys.stderr.write(str(reply["stderr"]))
+            sys.stderr.flush()
+        if reply.get("stdout"):
+            sys.stdout.write(str(reply["stdout"]))
+            sys.stdout.flush()
+    except BrokenPipeError:
+        # `vaultmem search … | head`: stop quietly, as the in-process CLI does.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    return int(reply["exit_code"])

@@ -1,0 +1,498 @@
+"""The watcher: while it runs, the one process that opens a vault's indexes.
+
+Life: take the index lock (role "watcher") for the whole run; open one warm App; serve
+the socket; start the watchdog observer; catch up; then loop on one worker thread (the
+main thread), which alone touches the App, doing in turn:
+
+- sync requests of write commands: one reconcile answers every request that arrived
+  before it started (ten writers at once cost a few reconciles, not ten);
+- forwarded commands, FIFO, each after reconciling pending file events, if any;
+- a reconcile when file events have settled (events.Debounce);
+- a rescan every `rescan_s`, which heals events that never came (inotify limits, network
+  mounts, changes made while events were unavailable).
+
+A reconcile is the engine's own (index/engine.py): a stat walk, then only changed files,
+crash-safe per row. SIGINT, SIGTERM and SIGHUP stop it cleanly: the reconcile under way
+stops at its next batch boundary (the engine's markers make that safe), queued requests
+are told "stopping" (clients then run the command themselves), the socket and pid file are
+removed, the status file says "stopped", and the lock is released last. After a kill -9
+the kernel drops the flock and the next watcher removes the dead one's socket.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import logging
+import os
+import signal
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from vaultmem.config import CONFIG_NAME, STATE_DIR, VaultConfig, load_config
+from vaultmem.daemon import paths
+from vaultmem.daemon.bridge import check_cli_request, cli_command, run_cli
+from vaultmem.daemon.client import ping
+from vaultmem.daemon.events import CONFIG, Debounce, make_handler, watched_event_classes
+from vaultmem.daemon.server import BadRequest, Pending, RequestServer, error_reply
+from vaultmem.daemon.status import RecentErrors, StatusFile, now_iso
+from vaultmem.errors import IndexBusy, UsageError, VaultmemError
+from vaultmem.index.lock import IndexLock
+from vaultmem.services.app import App
+from vaultmem.services.indexing import run_index
+
+log = logging.getLogger("vaultmem.watcher")
+
+# Without file events (the observer could not start) the rescan is all there is.
+RESCAN_WITHOUT_EVENTS_S = 10.0
+# Modules the first request would otherwise import; loaded while nobody waits.
+WARM_MODULES = (
+    "vaultmem.services.search",
+    "vaultmem.services.notes",
+    "vaultmem.services.indexing",
+    "vaultmem.services.query",
+    "vaultmem.services.reference",
+    "vaultmem.search.hybrid",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    rescan_s: float = 60.0
+    quiet_s: float = 0.25
+    max_latency_s: float = 1.0
+    heartbeat_s: float = 5.0
+    lock_wait_s: float = 15.0
+    retry_s: float = 5.0
+
+
+class WatcherStopping(IndexBusy):
+    """Raised at a batch boundary of a reconcile once a stop was asked for."""
+
+
+@dataclass(slots=True)
+class CliJob:
+    argv: list[str]
+    env: dict[str, str]
+    tty: bool
+    cwd: str
+    pending: Pending = field(default_factory=Pending)
+
+
+def _config_signature(root: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(root / CONFIG_NAME)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
+
+
+def _index_settings(config: VaultConfig) -> tuple[object, ...]:
+    """What the open indexes and the loaded model depend on."""
+    return (config.embedding_backend, config.embedding_model, config.chroma_mode, config.chroma_url)
+
+
+class Watcher:
+    def __init__(self, root: Path, settings: Settings | None = None) -> None:
+        self.root = root.resolve()
+        self.settings = settings or Settings()
+        self.rescan_s = self.settings.rescan_s
+        self.state_dir = self.root / STATE_DIR
+        self.env = dict(os.environ)  # requests swap os.environ for a moment; config uses this
+        self.socket_path = paths.bind_path(str(self.root))
+        self.cond = threading.Condition()  # an RLock inside: the signal handler may re-enter
+        self.debounce = Debounce(self.settings.quiet_s, self.settings.max_latency_s)
+        self.jobs: deque[CliJob] = deque()
+        self.waiters: list[Pending] = []
+        self.stopping = False
+        self.state = "starting"
+        self.started = now_iso()
+        self.last_reconcile: dict[str, Any] | None = None
+        self.reconciles = 0
+        self.served = 0
+        self.errors = RecentErrors()
+        self.next_rescan = 0.0
+        self.events = "inotify"
+        self._app: App | None = None
+        self._config_sig: tuple[int, int] | None = None
+        self._command: Any = None
+        self._observer: Any = None
+        self.status = StatusFile(self.state_dir / paths.STATUS_NAME, self.snapshot)
+
+    @property
+    def app(self) -> App:
+        assert self._app is not None, "the App opens when the watcher starts"
+        return self._app
+
+    # --- life -------------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Watch until stopped. IndexBusy (exit 6) when another watcher or indexer holds the vault."""
+        other = ping(str(self.root))
+        if other is not None:
+            raise IndexBusy(f"a watcher already runs for {self.root} (pid {other.get('pid')})", pid=other.get("pid"))
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        lock = IndexLock(self.state_dir / "index.lock", "watcher", self.settings.lock_wait_s).acquire()
+        try:
+            self._run_locked()
+        finally:
+            lock.release()
+            log.info("stopped (pid %d)", os.getpid())
+
+    def request_stop(self) -> None:
+        with self.cond:
+            self.stopping = True
+            self.cond.notify_all()
+
+    def _run_locked(self) -> None:
+        restore_signals = self._install_signals()
+        server: RequestServer | None = None
+        pid_file = self.state_dir / paths.PID_NAME
+        try:
+            pid_file.write_text(f"{os.getpid()}\n", encoding="utf-8")
+            self._app = self._open_app()
+            self.status.write()
+            server = RequestServer(self.socket_path, self.dispatch)
+            server.start()
+            self.status.start_heartbeat(self.settings.heartbeat_s, self._check_home)
+            log.info("watching %s (pid %d, socket %s)", self.root, os.getpid(), self.socket_path)
+            self._start_observer()
+            with contextlib.suppress(WatcherStopping):
+                self.state = "catching_up"
+                self.status.write()
+                self._reconcile("start")
+                self._warm_up()
+                self.state = "watching"
+                self.status.write()
+                self._loop()
+        finally:
+            self.state = "stopping"
+            self._refuse_queued()
+            if server is not None:
+                server.close()
+            if self._observer is not None:
+                self._observer.stop()
+                self._observer.join(timeout=5)
+            self.status.stop_heartbeat()
+            if self._app is not None:
+                self._app.close()
+            with contextlib.suppress(OSError):
+                pid_file.unlink()
+            self.state = "stopped"
+            with contextlib.suppress(OSError):
+                self.status.write()
+            restore_signals()
+
+    def _open_app(self) -> App:
+        app = App.open(self.root, None, env=self.env, notice=self._notice, progress=self._check_stop)
+        app.in_watcher = True
+        self._config_sig = _config_signature(self.root)
+        return app
+
+    def _install_signals(self) -> Callable[[], None]:
+        if threading.current_thread() is not threading.main_thread():
+            return lambda: None  # embedded in a test thread: the caller stops it
+        previous = {sig: signal.signal(sig, self._on_signal) for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}
+
+        def restore() -> None:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+        return restore
+
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        log.info("%s received: stopping", signal.Signals(signum).name)
+        self.request_stop()
+
+    def _check_home(self) -> None:
+        """.vaultmem/ is safe to delete; the watcher must then go, not keep writing indexes
+        nobody can see while a new writer (which finds no lock and no socket) starts."""
+        gone = not os.path.exists(self.socket_path) or not (self.state_dir / "index.lock").exists()
+        if gone and not self.stopping:
+            self._error("the socket or the index lock was removed (.vaultmem/ deleted?): stopping")
+            self.request_stop()
+
+    def _check_stop(self, label: str, done: int, total: int) -> None:
+        # The engine calls this between batches: stopping here leaves its markers consistent.
+        if self.stopping:
+            raise WatcherStopping("the watcher is stopping; run the command again")
+
+    def _notice(self, message: str) -> None:
+        log.warning("%s", message)
+
+    def _start_observer(self) -> None:
+        from watchdog.observers import Observer
+
+        observer = Observer()
+        try:
+            observer.schedule(
+                make_handler(str(self.root), self._on_change),
+                str(self.root),
+                recursive=True,
+                event_filter=watched_event_classes(),
+            )
+            observer.start()
+        except OSError as exc:
+            # Typically the inotify watch limit (ENOSPC). Rescans still find every change.
+            self.rescan_s = min(self.rescan_s, RESCAN_WITHOUT_EVENTS_S)
+            self.events = "unavailable"
+            self._error(f"file events unavailable ({exc}); rescanning every {self.rescan_s:.0f} s instead")
+            return
+        self._observer = observer
+
+    def _warm_up(self) -> None:
+        """Load now what the first request would otherwise load while a client waits."""
+        self._command = cli_command()
+        for name in WARM_MODULES:
+            with contextlib.suppress(ImportError):
+                importlib.import_module(name)
+        app = self.app
+        app.fulltext()
+        fingerprint = app.db.get_meta("vector_fingerprint")
+        if app.embedding_choice().enabled and fingerprint is not None:
+            try:
+                embedder = app.embedder()
+                app.vector_index(fingerprint)
+                if embedder is not None:
+                    embedder.embed(["warm up"])
+            except WatcherStopping:
+                raise
+            except Exception as exc:
+                # Model and Chroma libraries raise their own types; a request will meet the
+                # same problem and report it to its caller, so log it and serve on.
+                self._error(f"warming up the vector index failed: {type(exc).__name__}: {exc}")
+
+    # --- the worker loop ----------------------------------------------------------------
+
+    def _loop(self) -> None:
+        while True:
+            action = self._next_action()
+            if action is None:
+                return
+            kind, payload = action
+            try:
+                if kind == "sync":
+                    self._sync(payload)
+                elif kind == "cli":
+                    self._serve(payload)
+                else:
+                    self._reconcile(kind)
+            except WatcherStopping:
+                stopping = error_reply("stopping", "the watcher is stopping")
+                for pending in payload if kind == "sync" else [payload.pending] if kind == "cli" else []:
+                    pending.finish(stopping)
+                raise
+
+    def _next_action(self) -> tuple[str, Any] | None:
+        with self.cond:
+            while not self.stopping:
+                now = time.monotonic()
+                if self.waiters:
+                    waiters, self.waiters = self.waiters, []
+                    return "sync", waiters
+                if self.jobs:
+                    return "cli", self.jobs.popleft()
+                due = self.debounce.due_in(now)
+                if due == 0:
+                    return "events", None
+                if now >= self.next_rescan:
+                    return "rescan", None
+                wait = self.next_rescan - now
+                self.cond.wait(wait if due is None else min(due, wait))
+            return None
+
+    def _reconcile(self, reason: str) -> bool:
+        with self.cond:
+            self.debounce.clear()  # the walk below sees every change made before this point
+        self._refresh_config()
+        started = time.monotonic()
+        try:
+            # The very reconcile `vaultmem index` runs (the App's lock is the one we hold).
+            report = run_index(self.app)
+        except WatcherStopping:
+            raise
+        except VaultmemError as exc:
+            self._failed(reason, exc.message)
+            return False
+        except Exception as exc:
+            # Whoosh, Chroma and SQLite raise their own exception types. The watcher must
+            # outlive one failed reconcile: it logs, and the rescan retries shortly.
+            log.exception("reconcile (%s) failed", reason)
+            self._failed(reason, f"{type(exc).__name__}: {exc}")
+            return False
+        self.reconciles += 1
+        self.next_rescan = time.monotonic() + self.rescan_s
+        counts = {key: report[key] for key in ("added", "updated", "deleted", "moved")}
+        summary = {"at": now_iso(), "reason": reason, **counts, "seconds": round(time.monotonic() - started, 3)}
+        self.last_reconcile = summary
+        if any(counts.values()) or reason == "start":
+            log.info(
+                "reconciled (%s): %d added, %d updated, %d deleted, %d moved in %.3f s",
+                reason, *counts.values(), summary["seconds"],
+            )  # fmt: skip
+            with contextlib.suppress(OSError):
+                self.status.write()
+        return True
+
+    def _failed(self, reason: str, message: str) -> None:
+        self._error(f"reconcile ({reason}) failed: {message}")
+        self.next_rescan = time.monotonic() + self.settings.retry_s
+
+    def _error(self, message: str) -> None:
+        log.error("%s", message)
+        self.errors.add(message)
+
+    def _refresh_config(self) -> bool:
+        """Pick up an edited vaultmem.toml (a new ghost, types, search defaults)."""
+        signature = _config_signature(self.root)
+        if signature == self._config_sig:
+            return False
+        self._config_sig = signature
+        try:
+            config = load_config(self.root, self.env)
+        except VaultmemError as exc:
+            self._error(f"{CONFIG_NAME} not reloaded: {exc.message}")
+            return False
+        if _index_settings(config) != _index_settings(self.app.config):
+            log.info("embedding or Chroma settings changed: reopening the indexes")
+            self.app.close()
+            self._app = self._open_app()
+        else:
+            self.app.config = config
+        for warning in config.warnings:
+            log.warning("%s: %s", CONFIG_NAME, warning)
+        return True
+
+    def _sync(self, waiters: list[Pending]) -> None:
+        ok = self._reconcile("sync")
+        reply = {"ok": True} if ok else {"ok": False, "error": self.errors.to_list()[-1]["message"]}
+        for pending in waiters:
+            pending.finish(reply)
+
+    def _serve(self, job: CliJob) -> None:
+        if self._refresh_config() or self.debounce.pending:
+            self._reconcile("request")  # an edit saved a moment ago is part of the answer
+        try:
+            reply = run_cli(self._command, job.argv, job.env, job.tty, self._provider(job.cwd))
+        except Exception as exc:
+            # run_cli's VaultmemGroup already turns command errors into exit codes; this is
+            # the last guard, so one request can never take the watcher down.
+            log.exception("request %s failed", job.argv[:1])
+            reply = {"stdout": "", "stderr": f"vaultmem: error: internal error in the watcher: {exc}\n", "exit_code": 1}
+        if self.stopping and reply.get("exit_code") == WatcherStopping.exit_code:
+            reply = error_reply("stopping", "the watcher is stopping")  # the client runs it itself
+        self.served += 1
+        job.pending.finish(reply)
+
+    def _provider(self, cwd: str) -> Callable[..., App]:
+        def provide(vault: Any, ghost: str | None, notice: Any, progress: Any = None) -> App:
+            if vault:
+                asked = Path(cwd, os.path.expanduser(str(vault))).resolve()
+                if asked != self.root:
+                    raise UsageError(f"this watcher serves {self.root}, not {asked}")
+            return self.app.view(ghost, notice=notice, progress=self._check_stop)
+
+        return provide
+
+    # --- requests (connection threads) ----------------------------------------------------
+
+    def dispatch(self, request: dict[str, Any]) -> dict[str, Any] | Pending:
+        op = request["op"]
+        if op == "ping":
+            return self._ping()
+        if op == "cli":
+            argv, env, tty, cwd = check_cli_request(request)
+            job = CliJob(argv, env, tty, cwd)
+            pending = job.pending
+        elif op == "sync":
+            changed = request.get("paths", [])
+            if not isinstance(changed, list) or not all(isinstance(p, str) for p in changed):
+                raise BadRequest('"paths" must be a list of strings')
+            pending = Pending()
+        else:
+            raise BadRequest(f"unknown op {op!r}; the watcher knows ping, cli and sync")
+        with self.cond:
+            if self.stopping:
+                return error_reply("stopping", "the watcher is stopping")
+            if op == "cli":
+                self.jobs.append(job)
+            else:
+                self.waiters.append(pending)
+            self.cond.notify_all()
+        return pending
+
+    def _refuse_queued(self) -> None:
+        with self.cond:
+            self.stopping = True
+            jobs, self.jobs = list(self.jobs), deque()
+            waiters, self.waiters = self.waiters, []
+        for job in jobs:
+            job.pending.finish(error_reply("stopping", "the watcher is stopping"))
+        for pending in waiters:
+            pending.finish(error_reply("stopping", "the watcher is stopping"))
+
+    def _on_change(self, kind: str) -> None:
+        with self.cond:
+            self.debounce.mark(time.monotonic())
+            if kind == CONFIG:
+                self._config_sig = None  # re-read it at the next reconcile
+            self.cond.notify_all()
+
+    def _ping(self) -> dict[str, Any]:
+        with self.cond:
+            queue = len(self.jobs) + len(self.waiters)
+        return {
+            "ok": True,
+            "pid": os.getpid(),
+            "vault": str(self.root),
+            "socket": self.socket_path,
+            "state": self.state,
+            "served": self.served,
+            "reconciles": self.reconciles,
+            "queue": queue,
+        }
+
+    def snapshot(self) -> dict[str, Any]:
+        with self.cond:
+            queue = len(self.jobs) + len(self.waiters)
+            pending_events = self.debounce.count
+        return {
+            "pid": os.getpid(),
+            "vault": str(self.root),
+            "socket": self.socket_path,
+            "log": str(self.state_dir / paths.LOG_NAME),
+            "started": self.started,
+            "state": self.state,
+            "events": self.events,
+            "rescan_interval": self.rescan_s,
+            "last_reconcile": self.last_reconcile,
+            "reconciles": self.reconciles,
+            "served": self.served,
+            "queue": queue,
+            "pending_events": pending_events,
+            "recent_errors": self.errors.to_list(),
+        }
+
+
+def configure_logging(state_dir: Path, to_stderr: bool) -> None:
+    """The watcher's log: .vaultmem/watcher.log, and stderr when it runs in the foreground."""
+    import sys
+
+    state_dir.mkdir(parents=True, exist_ok=True)
+    formatter = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    handler = logging.FileHandler(state_dir / paths.LOG_NAME, encoding="utf-8")
+    handler.setFormatter(formatter)
+    root = logging.getLogger()
+    root.addHandler(handler)  # other libraries' warnings and errors land here too
+    root.setLevel(logging.WARNING)
+    log.setLevel(logging.INFO)
+    if to_stderr:
+        console = logging.StreamHandler(sys.stderr)
+        console.setFormatter(logging.Formatter("vaultmem watch: %(message)s"))
+        log.addHandler(console)

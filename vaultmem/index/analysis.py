@@ -1,0 +1,52 @@
+"""Text analysis for the lexical index, and the Whoosh field type that uses it.
+
+Whoosh's StemmingAnalyzer, reimplemented without a Token object per word: the same
+tokenizer pattern, lower-casing, stop list (words under 2 characters dropped) and Porter
+stemmer. Indexing spends most of its time here, so this is the hot path. This module
+imports Whoosh at import time because Whoosh pickles the field class into its index; it
+is itself imported only by code that opens an index.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+from whoosh import fields
+from whoosh.analysis import STOP_WORDS, StemmingAnalyzer
+from whoosh.lang.porter import stem
+from whoosh.system import pack_uint
+
+_TOKEN_RE = re.compile(r"\w+(?:\.?\w+)*", re.UNICODE)
+_STOP = frozenset(STOP_WORDS)
+
+
+@functools.lru_cache(maxsize=200_000)
+def _stem(word: str) -> str:
+    return str(stem(word))
+
+
+def analyze(text: str) -> Iterator[str]:
+    """The index terms of a text: stemmed, lower-cased, stop words removed."""
+    for m in _TOKEN_RE.finditer(text.lower()):
+        word = m.group(0)
+        if len(word) >= 2 and word not in _STOP:
+            yield _stem(word)
+
+
+class FastText(fields.TEXT):  # type: ignore[misc]
+    """A TEXT field that stores term frequencies but no positions (queries are bags of
+    words; positions would double indexing time and postings size), counting terms with
+    `analyze` instead of Whoosh's token pipeline."""
+
+    def __init__(self, boost: float = 1.0) -> None:
+        super().__init__(analyzer=StemmingAnalyzer(), phrase=False, field_boost=boost)
+
+    def index(self, value: Any, **kwargs: Any) -> Iterator[tuple[bytes, int, float, bytes]]:
+        text = value if isinstance(value, str) else " ".join(value)
+        boost = self.format.field_boost
+        for word, freq in Counter(analyze(text)).items():
+            yield word.encode("utf-8"), freq, freq * boost, pack_uint(freq)

@@ -1,0 +1,263 @@
+"""`reference search TOPIC QUESTION` (reference_search, seed 003).
+
+Stage 1 finds the best topic note (`type: topic`) for TOPIC with the hybrid engine.
+Stage 2 searches only the files that topic lists (`files:` paths or globs inside the
+vault: docs, source code, anything textual), indexed on demand: a Whoosh index in memory
+for BM25 and exact cosine over chunk embeddings cached in .vaultmem/reference/, fused
+with the same RRF. Files the caller may not see are never listed or searched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import struct
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vaultmem.errors import InvalidInput, NotFound
+from vaultmem.index.chunking import CHUNKER_VERSION, Chunk, chunk_note, chunk_plain
+from vaultmem.index.embedder import Embedder, fingerprint
+from vaultmem.index.fulltext import BM25_B, BM25_K1
+from vaultmem.search.fusion import rrf
+from vaultmem.search.text import best_passage
+from vaultmem.services.app import App
+from vaultmem.services.lookup import location_of
+from vaultmem.services.search import FilterSpec, SearchRequest, refresh, search
+from vaultmem.vault.frontmatter import split_document
+from vaultmem.vault.ids import derived_id
+from vaultmem.vault.layout import MAX_NOTE_BYTES, classify, inside_vault, is_ignored_dir, is_temp_name
+from vaultmem.vault.note import ParsedNote, looks_binary, parse_note
+from vaultmem.vault.store import check_relpath
+
+MAX_FILES = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class RefFile:
+    path: str
+    title: str
+    text: str
+    chunks: tuple[Chunk, ...]
+    note_id: str | None
+    note_type: str
+
+
+def topic_files(app: App, patterns: Sequence[str]) -> list[str]:
+    """Vault-relative files a topic lists, globs expanded, each visible to the caller."""
+    root = app.root
+    found: dict[str, None] = {}
+    for raw in patterns:
+        try:
+            pattern = check_relpath(str(raw))
+        except InvalidInput:
+            continue
+        matches = [root / pattern] if not any(ch in pattern for ch in "*?[") else sorted(root.glob(pattern))
+        for path in matches:
+            if not path.is_file() or not inside_vault(root, path):
+                continue
+            rel = path.relative_to(root).as_posix()
+            parts = rel.split("/")
+            if any(is_ignored_dir(p) for p in parts[:-1]) or is_temp_name(parts[-1]):
+                continue
+            if not app.can_read(classify(rel)):
+                continue
+            found.setdefault(rel, None)
+            if len(found) >= MAX_FILES:
+                return list(found)
+    return list(found)
+
+
+def load_file(root: Path, rel: str) -> RefFile | None:
+    try:
+        data = (root / rel).read_bytes()
+    except OSError:
+        return None
+    if len(data) > MAX_NOTE_BYTES or looks_binary(data):
+        return None
+    if rel.lower().endswith(".md"):
+        parsed = parse_note(rel, data)
+        if not isinstance(parsed, ParsedNote):
+            return None
+        chunks = tuple(chunk_note(parsed.body)) or (Chunk(0, "", ""),)
+        return RefFile(rel, parsed.title, parsed.body, chunks, parsed.id, parsed.type)
+    text = data.decode("utf-8", errors="replace")
+    chunks = tuple(chunk_plain(text)) or (Chunk(0, "", ""),)
+    return RefFile(rel, rel.rsplit("/", 1)[-1], text, chunks, None, "file")
+
+
+class EmbeddingCache:
+    """Chunk embeddings by (fingerprint, text hash) so a topic is embedded once."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.conn = sqlite3.connect(path, timeout=30.0)
+        self.conn.execute("CREATE TABLE IF NOT EXISTS vec (fp TEXT, key TEXT, dims INTEGER, data BLOB, PRIMARY KEY (fp, key))")
+
+    def get_many(self, fp: str, keys: Sequence[str]) -> dict[str, list[float]]:
+        out: dict[str, list[float]] = {}
+        for start in range(0, len(keys), 500):
+            batch = list(keys[start : start + 500])
+            marks = ",".join("?" for _ in batch)
+            for key, dims, data in self.conn.execute(f"SELECT key, dims, data FROM vec WHERE fp=? AND key IN ({marks})", (fp, *batch)):
+                out[key] = list(struct.unpack(f"{dims}f", data))
+        return out
+
+    def put_many(self, fp: str, items: dict[str, list[float]]) -> None:
+        with self.conn:
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO vec VALUES (?, ?, ?, ?)",
+                [(fp, k, len(v), struct.pack(f"{len(v)}f", *v)) for k, v in items.items()],
+            )
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def _bm25_ranking(files: Sequence[RefFile], question: str) -> tuple[list[str], dict[str, int], Any]:
+    """Rank files by their best chunk with BM25F in a RAM Whoosh index."""
+    from whoosh import fields, scoring
+    from whoosh import query as q
+    from whoosh.analysis import StemmingAnalyzer
+    from whoosh.filedb.filestore import RamStorage
+
+    analyzer = StemmingAnalyzer()
+    schema = fields.Schema(key=fields.ID(stored=True), title=fields.TEXT(analyzer=analyzer, field_boost=2.0), text=fields.TEXT(analyzer=analyzer))
+    ix = RamStorage().create_index(schema)
+    with ix.writer() as w:
+        for f in files:
+            for c in f.chunks:
+                w.add_document(key=f"{f.path}\x00{c.index}", title=f"{f.title} {c.heading}", text=c.text)
+    terms = list(dict.fromkeys(t.text for t in analyzer(question)))
+    if not terms:
+        return [], {}, analyzer
+    clauses = [q.Term(field, t) for t in terms for field in ("title", "text")]
+    ranking: list[str] = []
+    best_chunk: dict[str, int] = {}
+    with ix.searcher(weighting=scoring.BM25F(B=BM25_B, K1=BM25_K1)) as s:
+        for hit in s.search(q.Or(clauses), limit=None):
+            path, idx = hit["key"].split("\x00")
+            if path not in best_chunk:
+                best_chunk[path] = int(idx)
+                ranking.append(path)
+    return ranking, best_chunk, analyzer
+
+
+def _dense_ranking(app: App, embedder: Embedder, files: Sequence[RefFile], question: str) -> tuple[list[str], dict[str, int], dict[str, float]]:
+    import numpy as np
+
+    fp = fingerprint(embedder.backend, embedder.model, embedder.dims, CHUNKER_VERSION)
+    items = [(f, c, f"{f.title} > {c.heading}\n{c.text}" if c.heading else f"{f.title}\n{c.text}") for f in files for c in f.chunks]
+    keys = [hashlib.sha256(text.encode("utf-8")).hexdigest() for _, _, text in items]
+    cache = EmbeddingCache(app.state_dir / "reference" / "embeddings.db")
+    try:
+        known = cache.get_many(fp, keys)
+        missing = [(k, text) for k, (_, _, text) in zip(keys, items, strict=True) if k not in known]
+        if missing:
+            fresh = dict(zip([k for k, _ in missing], embedder.embed([t for _, t in missing]), strict=True))
+            cache.put_many(fp, fresh)
+            known.update(fresh)
+    finally:
+        cache.close()
+    matrix = np.asarray([known[k] for k in keys], dtype=np.float32)
+    query_vec = np.asarray(embedder.embed([question])[0], dtype=np.float32)
+    sims = matrix @ query_vec
+    best: dict[str, tuple[float, int]] = {}
+    for (f, c, _), sim in zip(items, sims.tolist(), strict=True):
+        if f.path not in best or sim > best[f.path][0]:
+            best[f.path] = (sim, c.index)
+    ordered = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0]))
+    return [p for p, _ in ordered], {p: v[1] for p, v in ordered}, {p: 1.0 - v[0] for p, v in ordered}
+
+
+def reference_search(app: App, topic: str, question: str, limit: int | None = None, rrf_k: float | None = None, fresh: bool = False) -> dict[str, Any]:
+    started = time.perf_counter()
+    if not topic.strip() or not question.strip():
+        raise InvalidInput("reference search needs a TOPIC and a QUESTION")
+    limit = limit or app.config.search.max_results
+    if not 1 <= limit <= 200:
+        raise InvalidInput("--limit must be between 1 and 200")
+    if not fresh:
+        refresh(app)
+    found = search(
+        app, SearchRequest(query=topic, limit=1, filters=FilterSpec(types=("topic",)), graph_depth=0), fresh=True
+    )
+    if not found["results"]:
+        raise NotFound(f"no topic note matches {topic!r}")
+    topic_summary = found["results"][0]["summary"]
+    rec = app.db.get(topic_summary["path"])
+    if rec is None or not app.can_read(location_of(rec)):
+        raise NotFound(f"no topic note matches {topic!r}")
+    parsed = parse_note(rec.path, (app.root / rec.path).read_bytes())
+    if not isinstance(parsed, ParsedNote):
+        raise NotFound(f"no topic note matches {topic!r}")
+    raw_files = parsed.front_matter.get("files") or []
+    patterns = [raw_files] if isinstance(raw_files, str) else [str(p) for p in raw_files if p is not None]
+    paths = topic_files(app, patterns)
+    files = [f for f in (load_file(app.root, p) for p in paths) if f is not None]
+    summary_text = parsed.front_matter.get("summary")
+    if not isinstance(summary_text, str) or not summary_text.strip():
+        summary_text = best_passage(split_document(parsed.body).body, [], None)
+    rankings: dict[str, list[str]] = {}
+    best_chunk: dict[str, int] = {}
+    bm25_paths, bm25_chunks, analyzer = _bm25_ranking(files, question) if files else ([], {}, None)
+    rankings["bm25"] = bm25_paths
+    best_chunk.update(bm25_chunks)
+    distances: dict[str, float] = {}
+    embedder = app.embedder() if app.embedding_choice().enabled else None
+    if embedder is not None and files:
+        dense_paths, dense_chunks, distances = _dense_ranking(app, embedder, files, question)
+        rankings["vector"] = dense_paths
+        for p, idx in dense_chunks.items():
+            best_chunk.setdefault(p, idx)
+    d = app.config.search
+    fused = rrf(rankings, {"bm25": d.bm25_weight, "vector": d.embedding_weight}, rrf_k or d.rrf_k)
+    by_path = {f.path: f for f in files}
+    terms = [t.text for t in analyzer(question)] if analyzer is not None else []
+    results = []
+    for item in fused[:limit]:
+        f = by_path[item.key]
+        chunk = f.chunks[best_chunk.get(item.key, 0)] if f.chunks else None
+        loc = classify(f.path)
+        snippet = best_passage(chunk.text if chunk else f.text, terms, (lambda t: [x.text for x in analyzer(t)]) if analyzer else None)
+        results.append(
+            {
+                "summary": {
+                    "id": f.note_id or derived_id(f.path),
+                    "title": f.title,
+                    "type": f.note_type,
+                    "scope": loc.scope,
+                    "path": f.path,
+                    "owner": loc.owner,
+                    "project": loc.project,
+                    "score": round(item.rrf, 6),
+                    "snippet": snippet or None,
+                    "trust_score": None,
+                    "created": None,
+                    "updated": None,
+                },
+                "parents": [],
+                "links_in": [],
+                "links_out": [],
+                "tags": [],
+                "ranks": item.ranks,
+                **({"distance": round(distances[item.key], 4)} if item.key in distances else {}),
+            }
+        )
+    return {
+        "topic": {
+            "id": parsed.id,
+            "title": parsed.title,
+            "path": rec.path,
+            "summary": summary_text,
+            "files": len(paths),
+        },
+        "question": question,
+        "results": results,
+        "returned": len(results),
+        "mode": "hybrid" if "vector" in rankings else "bm25",
+        "search_time_ms": round((time.perf_counter() - started) * 1000, 1),
+    }
