@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -68,6 +69,34 @@ def run(*args: str, env: dict[str, str], timeout: float = 120, check: bool = Tru
     if check:
         assert res.returncode == 0, f"exit {res.returncode}\nstdout: {res.stdout}\nstderr: {res.stderr}"
     return res
+
+
+_SEARCH_MANY = """
+import contextlib, io, json, sys
+import tests._embedders as e
+e.install_from_env()
+from vaultmem.cli.main import app
+vault, modes, queries = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
+out = {}
+for mode in modes:
+    for q in queries:
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            code = app(["search", q, "--mode", mode, "--limit", "15", "--vault", vault, "--json"], standalone_mode=False)
+        assert code == 0, buf.getvalue()
+        out[mode + ":" + q] = json.loads(buf.getvalue())["results"]
+print(json.dumps(out))
+"""
+
+
+def search_many(root: Path, env: dict[str, str], modes: Iterable[str], queries: Iterable[str]) -> dict[str, Any]:
+    """Several searches in one fresh process (its own Chroma client): mode:query -> results."""
+    res = subprocess.run(
+        [sys.executable, "-c", _SEARCH_MANY, str(root), json.dumps(list(modes)), json.dumps(list(queries))],
+        env=env, capture_output=True, text=True, timeout=300, cwd=REPO,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    return json.loads(res.stdout)
 
 
 def spawn(*args: str, env: dict[str, str]) -> subprocess.Popen[str]:

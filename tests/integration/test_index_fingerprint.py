@@ -73,9 +73,9 @@ def test_new_chunker_reembeds_everything(
     n = _seed(hvault)
     hcli.ok("index")
     old = _only_collection(hvault)
-    from vaultmem.index import engine
+    from vaultmem.index import chunking
 
-    monkeypatch.setattr(engine, "CHUNKER_VERSION", "c-test-next")
+    monkeypatch.setattr(chunking, "CHUNKER_VERSION", "c-test-next")
     again = hcli.ok("index")
     assert again["embedded_notes"] == n
     new = _only_collection(hvault)

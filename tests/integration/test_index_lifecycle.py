@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 from tests.conftest import Cli
-from tests.integration._vaults import index_contents, note, paths_of
+from tests.integration._vaults import index_contents, make_vault, note, paths_of
 
 ALPHA_ID = "01JB3A0000000000000000ALFA"
 
@@ -127,3 +127,36 @@ def test_search_catches_up_without_an_explicit_index(hcli: Cli, hvault: Path) ->
     for mode in ("bm25", "vector"):
         assert paths_of(hcli.ok("search", "narwhal census", "--mode", mode))[0] == "shared/delta.md"
     assert hcli.ok("get", "Delta")["note"]["path"] == "shared/delta.md"
+
+
+def test_a_note_moved_into_a_private_folder_disappears_for_others(hcli: Cli, hvault: Path) -> None:
+    _seed(hvault)
+    hcli.ok("index")
+    (hvault / "private" / "alice").mkdir(parents=True)
+    shutil.move(hvault / "shared/alpha.md", hvault / "private/alice/alpha.md")
+    assert hcli.ok("index")["moved"] == 1
+    for mode in ("bm25", "vector", "hybrid"):
+        for ghost in ("bob", None):
+            found = paths_of(hcli.ok("search", "quokka migration", "--mode", mode, ghost=ghost))
+            assert "private/alice/alpha.md" not in found and "shared/alpha.md" not in found, (mode, ghost)
+        assert (
+            paths_of(hcli.ok("search", "quokka migration", "--mode", mode, ghost="alice"))[0]
+            == "private/alice/alpha.md"
+        )
+    assert hcli("get", ALPHA_ID, ghost="bob").exit_code == 3
+    assert hcli.ok("get", "Beta", ghost="bob")["links"]["out"] == []
+    assert hcli.ok("get", "Beta", ghost="alice")["links"]["out"][0]["path"] == "private/alice/alpha.md"
+
+
+def test_closing_a_project_hides_it_without_reindexing(tmp_path: Path, hash_embedder: object) -> None:
+    root = make_vault(tmp_path / "p", backend="auto", projects={"apollo": None})
+    note(root, "project/apollo/plan.md", "The apollo launch window opens at dawn.\n", title="Launch plan")
+    cli = Cli(root)
+    cli.ok("index")
+    assert paths_of(cli.ok("search", "launch window", ghost="bob")) == ["project/apollo/plan.md"]
+    config = root / "vaultmem.toml"
+    config.write_text(config.read_text().replace("[projects.apollo]", '[projects.apollo]\nmembers = ["alice"]'))
+    for mode in ("bm25", "vector"):
+        assert paths_of(cli.ok("search", "launch window", "--mode", mode, ghost="bob")) == [], mode
+        assert paths_of(cli.ok("search", "launch window", "--mode", mode, ghost="alice")) == ["project/apollo/plan.md"]
+    assert cli.ok("query", "launch window", ghost="bob")["total_searched"] == 0

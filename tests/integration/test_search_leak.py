@@ -39,7 +39,7 @@ def leak(tmp_path_factory: pytest.TempPathFactory, module_hash: object) -> Cli:
     note(root, "shared/twin.md", "The deployment checklist: build, test, tag, release, announce to the team.\n",
          title="Checklist")  # fmt: skip
     note(root, "reference/ops-topic.md", "Operations material.\n", title="Operations", type="topic",
-         summary="Operations docs and notes", files=["shared/*.md", "private/alice/*.md", "docs/*"])  # fmt: skip
+         summary="Operations docs and notes", files=["shared/*.md", "private/alice/*.md", "docs/*", "docs/alice-link/*.md"])  # fmt: skip
     (root / "docs").mkdir()
     (root / "docs/runbook.txt").write_text("Runbook: restart the lighthouse service with systemctl.\n")
     note(
@@ -60,8 +60,12 @@ def leak(tmp_path_factory: pytest.TempPathFactory, module_hash: object) -> Cli:
     note(root, "inbox/alice/c.md", "Zanzibar capture: quokka lighthouse.\n", title="Zanzibar capture", type="capture")
     note(root, "project/zeus/plan.md", "Zeus plan for the lighthouse, zeuscodeword quokka. [[Shared guide]]\n",
          title="Zanzibar zeus plan")  # fmt: skip
+    # a shared-looking path that points into alice's folder: never followed
+    (root / "shared/peek.md").symlink_to(root / "private/alice/secret.md")
+    (root / "docs/alice-link").symlink_to(root / "private/alice", target_is_directory=True)
     cli = Cli(root)
-    cli.ok("index")
+    report = cli.ok("index")
+    assert [(e["path"], e["code"]) for e in report["errors"]] == [("shared/peek.md", "symlink_crosses_scope")]
     return cli
 
 
@@ -137,7 +141,7 @@ def test_neighbours_of_shared_notes_hide_alices_links(leak: Cli, ghost: str | No
 
 @pytest.mark.parametrize("ghost", ["bob", None])
 def test_get_answers_hidden_exactly_like_missing(leak: Cli, ghost: str | None) -> None:
-    for ref in (SECRET_ID, "private/alice/secret.md", "Zanzibar Quokka Protocol", "ZQP", "zanzibar quokka protocol",
+    for ref in (SECRET_ID, "private/alice/secret.md", "Zanzibar Quokka Protocol", "ZQP", "shared/peek.md",
                 "diary/alice/2026-11-20.md", "Zanzibar zeus plan", "project/zeus/plan.md"):  # fmt: skip
         hidden = leak("get", ref, ghost=ghost)
         missing = leak("get", ref.replace("a", "4"), ghost=ghost)
@@ -173,6 +177,7 @@ def test_reference_search_never_returns_alices_files_or_topic(leak: Cli, ghost: 
     paths = [r["summary"]["path"] for r in data["results"]]
     assert paths and all(not p.startswith("private/") for p in paths)
     # the topic's file count covers only what the caller may read
+    _assert_clean(_clean(res, echo="lighthouse passphrase quokka"), "reference search results")
     assert data["topic"]["files"] == 4  # shared/*.md (3) + docs/runbook.txt
     _assert_clean(_clean(res, echo="lighthouse passphrase quokka"), "reference search")
     # alice's private topic is never chosen, not even when asked for by its own words

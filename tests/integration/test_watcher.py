@@ -330,6 +330,16 @@ def test_index_and_status_go_through_the_watcher(live: Watcher) -> None:
     assert live.ping()["served"] == served + 3
 
 
+def test_the_client_process_imports_nothing_heavy(live: Watcher) -> None:
+    served = live.ping()["served"]
+    res = vm(live.vault, "search", "welcome", "--mode", "bm25", PYTHONPROFILEIMPORTTIME="1")
+    assert res.returncode == 0 and live.ping()["served"] == served + 1
+    imported = {line.split("|")[-1].strip() for line in res.stderr.splitlines() if line.startswith("import time:")}
+    assert "vaultmem.daemon.client" in imported
+    heavy = {"typer", "click", "rich", "yaml", "whoosh", "chromadb", "networkx", "torch", "watchdog", "vaultmem.cli.main"}
+    assert not heavy & imported
+
+
 def test_malformed_requests_get_errors_and_the_watcher_lives(live: Watcher) -> None:
     path = paths.connect_path(str(live.vault))
     assert path is not None

@@ -7,6 +7,7 @@
     bridge   runs a forwarded command line through the Typer app, output captured
     status   .vaultmem/watcher.json
     runner   the watcher itself: lock, catch-up, event loop, requests, clean stop
+    memory   hands freed heap back to the OS after embedding
     control  `watch --detach` and `watch --stop`
 
 This file imports nothing: the CLI's fast path imports `client` before anything heavy.

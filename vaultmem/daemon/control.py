@@ -77,6 +77,9 @@ def start_detached(root: Path, rescan_s: float, timeout_s: float = START_TIMEOUT
     while time.monotonic() < deadline:
         code = proc.poll()
         if code is not None:
+            other = ping(str(root))
+            if other is not None:  # another `watch --detach` won the race: that is fine
+                return {"pid": other.get("pid"), "socket": other.get("socket"), "already_running": True}
             reason = _log_tail(root) or f"exit code {code}"
             if code == IndexBusy.exit_code:
                 raise IndexBusy(f"the watcher did not start: {reason}")

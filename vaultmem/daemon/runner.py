@@ -40,6 +40,7 @@ from vaultmem.daemon import paths
 from vaultmem.daemon.bridge import check_cli_request, cli_command, run_cli
 from vaultmem.daemon.client import ping
 from vaultmem.daemon.events import CONFIG, Debounce, make_handler, watched_event_classes
+from vaultmem.daemon.memory import trimmer
 from vaultmem.daemon.server import BadRequest, Pending, RequestServer, error_reply
 from vaultmem.daemon.status import RecentErrors, StatusFile, now_iso
 from vaultmem.errors import IndexBusy, UsageError, VaultmemError
@@ -124,6 +125,7 @@ class Watcher:
         self._command: Any = None
         self._observer: Any = None
         self.status = StatusFile(self.state_dir / paths.STATUS_NAME, self.snapshot)
+        self._trim = trimmer()
 
     @property
     def app(self) -> App:
@@ -222,6 +224,8 @@ class Watcher:
         # The engine calls this between batches: stopping here leaves its markers consistent.
         if self.stopping:
             raise WatcherStopping("the watcher is stopping; run the command again")
+        if label == "embedding":
+            self._trim()  # a long catch-up would otherwise grow by what each batch frees
 
     def _notice(self, message: str) -> None:
         log.warning("%s", message)
@@ -331,6 +335,8 @@ class Watcher:
         counts = {key: report[key] for key in ("added", "updated", "deleted", "moved")}
         summary = {"at": now_iso(), "reason": reason, **counts, "seconds": round(time.monotonic() - started, 3)}
         self.last_reconcile = summary
+        if report.get("embedded_chunks") or report.get("fulltext_docs", 0) > 100:
+            self._trim(True)
         if any(counts.values()) or reason == "start":
             log.info(
                 "reconciled (%s): %d added, %d updated, %d deleted, %d moved in %.3f s",

@@ -18,7 +18,7 @@ from vaultmem.index.resolve import LinkSource, NameEntry, Resolver, compute_edge
 from vaultmem.index.statedb import NoteRecord, StateDB
 from vaultmem.models import Problem
 from vaultmem.vault.layout import FileEntry, classify, symlink_refusal, walk_notes
-from vaultmem.vault.note import ParsedNote, Unreadable, parse_note
+from vaultmem.vault.note import CANONICAL_KEYS, ParsedNote, Unreadable, parse_note
 from vaultmem.vault.schema import check_note
 
 Progress = Callable[[int, int], None]
@@ -75,6 +75,21 @@ def _unit(value: object) -> float | None:
     return float(value) if 0.0 <= value <= 1.0 else None
 
 
+def prose_fields(fm: Mapping[str, object]) -> str:
+    """Sentence-like text in front matter keys vaultmem does not manage (a `description`,
+    a `summary`): often the best summary of a note, so it is searchable too. Single words
+    (`permalink: links`, css classes) are left out: they are settings, not prose."""
+    parts: list[str] = []
+    for key, value in fm.items():
+        if key in CANONICAL_KEYS:
+            continue
+        values = value if isinstance(value, list) else [value]
+        for item in values:
+            if isinstance(item, str) and " " in item.strip():
+                parts.append(item.strip())
+    return "\n".join(parts)[:4000]
+
+
 def _text(value: object) -> str | None:
     return str(value) if isinstance(value, (str, int, float)) and not isinstance(value, bool) and str(value) else None
 
@@ -117,7 +132,7 @@ def record_for(parsed: ParsedNote | Unreadable, entry: FileEntry, config: VaultC
         version=parsed.version,
         links=tuple(link.to_dict() for link in parsed.links),
         problems=tuple(p.to_dict() for p in problems),
-        extra={"source": _text(fm.get("source")), "body_hash": parsed.body_hash()},
+        extra={"source": _text(fm.get("source")), "body_hash": parsed.body_hash(), "prose": prose_fields(fm)},
     )
 
 
@@ -143,8 +158,12 @@ def read_entry(root: Path, entry: FileEntry) -> ParsedNote | Unreadable:
     return parse_note(entry.relpath, data)
 
 
+# Bump when what a row records changes: every file is then read again once.
+PARSER_VERSION = "p2"
+
+
 def config_signature(config: VaultConfig) -> str:
-    return "types=" + ",".join(config.types)
+    return f"{PARSER_VERSION};types=" + ",".join(config.types)
 
 
 @dataclass(slots=True)

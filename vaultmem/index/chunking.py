@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-CHUNKER_VERSION = "c2"
+CHUNKER_VERSION = "c3"
 MAX_TOKENS = 256  # the model's window in word pieces
 BUDGET = 200  # estimated tokens per chunk body, leaving room for the title prefix
 MAX_CHUNKS_PER_NOTE = 256  # bounds embedding work on huge notes; BM25 still covers all
@@ -120,3 +120,13 @@ def chunk_plain(text: str, budget: int = BUDGET) -> list[Chunk]:
     chunks: list[Chunk] = []
     _pack("", text.strip(), budget, chunks)
     return chunks[:MAX_CHUNKS_PER_NOTE]
+
+
+def note_chunks(body: str, prose: str = "") -> list[Chunk]:
+    """The chunks embedded for a note: its front-matter prose (a `description` is often
+    the best summary there is) as chunk 0 when present, then the body's chunks. A note
+    with neither still gets one (title-only) chunk, so it can be found by meaning."""
+    chunks = chunk_note(body)
+    if prose:
+        return [Chunk(0, "", prose), *(Chunk(c.index + 1, c.heading, c.text) for c in chunks)]
+    return chunks or [Chunk(0, "", "")]

@@ -36,6 +36,7 @@ class IndexDoc:
     confidence: float
     importance: float
     hash: str
+    prose: str = ""  # sentence-like front matter text (description, summary)
 
 
 def doc_for(rec: NoteRecord, body: str) -> IndexDoc:
@@ -62,6 +63,7 @@ def doc_for(rec: NoteRecord, body: str) -> IndexDoc:
         confidence=rec.confidence if rec.confidence is not None else NEUTRAL,
         importance=rec.importance if rec.importance is not None else NEUTRAL,
         hash=rec.hash,
+        prose=str((rec.extra or {}).get("prose") or ""),
     )
 
 

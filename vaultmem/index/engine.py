@@ -17,9 +17,9 @@ from typing import Any
 
 from vaultmem.config import VaultConfig
 from vaultmem.index.catalog import catch_up
-from vaultmem.index.chunking import CHUNKER_VERSION, Chunk, chunk_note
+from vaultmem.index.chunking import Chunk, note_chunks
 from vaultmem.index.documents import IndexDoc, doc_for
-from vaultmem.index.embedder import Embedder, fingerprint
+from vaultmem.index.embedder import Embedder
 from vaultmem.index.fulltext import FullTextIndex
 from vaultmem.index.statedb import NoteRecord, StateDB
 from vaultmem.index.vectors import VectorIndex
@@ -74,15 +74,6 @@ def load_body(root: Path, rec: NoteRecord, bodies: dict[str, str]) -> str | None
     return parsed.body
 
 
-def fingerprint_matches(stored: str, backend: str, model: str, dims: int | None) -> bool:
-    """Whether vectors stored under `stored` come from this model and the current chunker.
-    Decided without loading the model: when its dims are not known yet, they follow from it."""
-    if dims is not None:
-        return stored == fingerprint(backend, model, dims, CHUNKER_VERSION)
-    head, _, chunker = stored.rpartition("|")
-    return head.rpartition("|")[0] == f"{backend}|{model}" and chunker == CHUNKER_VERSION
-
-
 def error_list(db: StateDB) -> list[dict[str, str]]:
     """Files the indexer skipped or degraded, with the reason: paths, never contents."""
     out = []
@@ -103,6 +94,7 @@ class Indexer:
         vectors: Callable[[str], VectorIndex] | None,
         embedder: Callable[[], Embedder | None] | None,
         progress: Progress | None = None,
+        vector_identity: Callable[[], tuple[str, str, bool] | None] | None = None,
     ) -> None:
         self.root = root
         self.db = db
@@ -110,6 +102,9 @@ class Indexer:
         self._fulltext = fulltext
         self._vectors = vectors
         self._embedder = embedder
+        # () -> (fingerprint, collection name, store present) without loading the model
+        # when that can be known; None when embeddings are off.
+        self._vector_identity = vector_identity
         self.progress = progress
 
     def _tick(self, label: str, done: int, total: int) -> None:
@@ -126,11 +121,9 @@ class Indexer:
         self._fulltext().clear()
         self.db.set_meta("indexes_cleared", "1")
 
-    def run(
-        self, full: bool = False, with_vectors: bool = True, model: tuple[str, str, int | None] | None = None
-    ) -> IndexReport:
-        """`model`: (backend, model, dims or None) the vectors must come from, known without
-        loading the model, so a changed model or chunker re-embeds even when no file changed."""
+    def run(self, full: bool = False, with_vectors: bool = True) -> IndexReport:
+        """Reconcile every stage. A changed model or chunker re-embeds even when no file
+        changed: the vector identity is checked on every run (without loading the model)."""
         start = time.perf_counter()
         report = IndexReport()
         if full or self.db.created or self.db.get_meta("indexes_cleared") != "1":
@@ -141,8 +134,8 @@ class Indexer:
         report.added, report.updated, report.deleted = cat.added, cat.updated, cat.deleted
         report.moved, report.unchanged = cat.moved, cat.unchanged
         report.fulltext_docs = self.sync_fulltext(bodies)
-        if with_vectors and self._vectors is not None and self._embedder is not None:
-            notes, chunks, label = self.sync_vectors(bodies, model)
+        if with_vectors and self._vectors is not None and self._embedder is not None and self._vector_identity:
+            notes, chunks, label = self.sync_vectors(bodies)
             report.embedded_notes, report.embedded_chunks, report.vectors = notes, chunks, label
         self.db.purge_tombstones(self.db.get_meta("vector_fingerprint") is not None)
         report.errors = error_list(self.db)
@@ -152,10 +145,12 @@ class Indexer:
     # --- stages -------------------------------------------------------------------------
 
     def sync_fulltext(self, bodies: dict[str, str]) -> int:
+        # Open the index before asking what is pending: an index found missing or in an old
+        # layout is created empty and its markers are reset, so this very run refills it.
+        ft = self._fulltext()
         todo, drop = self.db.pending("ft_hash")
         if not todo and not drop:
             return 0
-        ft = self._fulltext()
         indexed: list[tuple[str, str]] = []
 
         def docs() -> Iterator[IndexDoc]:
@@ -177,31 +172,43 @@ class Indexer:
         self.db.commit()
         return len(indexed)
 
-    def sync_vectors(
-        self, bodies: dict[str, str], model: tuple[str, str, int | None] | None = None
-    ) -> tuple[int, int, str]:
-        assert self._vectors is not None and self._embedder is not None
+    def sync_vectors(self, bodies: dict[str, str]) -> tuple[int, int, str]:
+        assert self._vectors is not None and self._embedder is not None and self._vector_identity is not None
         todo, drop = self.db.pending("vec_hash")
-        stored = self.db.get_meta("vector_fingerprint")
-        if not todo and not drop and stored is not None and (model is None or fingerprint_matches(stored, *model)):
-            return 0, 0, stored
+        expected = self._vector_identity()
+        if expected is None:
+            return 0, 0, "none"
+        fp, collection, present = expected
+        # The markers describe one collection: a new model or chunker, a vault moved to
+        # another path (http mode names collections by path) or a vector store that lost
+        # its files all mean the markers describe vectors that are not there.
+        stale = (
+            self.db.get_meta("vector_fingerprint") != fp
+            or self.db.get_meta("vector_collection") != collection
+            or not present
+        )
+        if not todo and not drop and not stale:
+            return 0, 0, fp
         embedder = self._embedder()
         if embedder is None:
             return 0, 0, "none"
-        fp = fingerprint(embedder.backend, embedder.model, embedder.dims, CHUNKER_VERSION)
         vectors = self._vectors(fp)
         empty = vectors.count() == 0
-        if stored != fp or (empty and self._has_vectors_recorded()):
-            # A new model or chunker (or a store that lost its data): re-embed everything,
-            # in a collection of its own, and drop the old one so vectors never mix.
+        if stale or (empty and self._has_vectors_recorded()):
+            # Re-embed everything, in a collection of its own, and drop this vault's
+            # collections of other fingerprints so vectors never mix.
             vectors.drop_other_fingerprints()
             vectors.reset()
+            self.db.begin()
             self.db.reset_index("vec_hash")
             self.db.set_meta("vector_fingerprint", fp)
+            self.db.set_meta("vector_collection", collection)
+            self.db.commit()
             todo, drop = self.db.pending("vec_hash")
             empty = True
         if drop:
-            vectors.delete_paths(drop)
+            if not empty:
+                vectors.delete_paths(drop)
             self.db.mark_dropped("vec_hash", drop)
         notes = chunks = 0
         for start in range(0, len(todo), EMBED_BATCH_NOTES):
@@ -214,7 +221,7 @@ class Indexer:
                     continue
                 doc = doc_for(rec, body)
                 docs.append(doc)
-                for chunk in chunk_note(body) or [Chunk(0, "", "")]:
+                for chunk in note_chunks(doc.body, doc.prose):
                     items.append((doc, chunk, chunk.embed_text(doc.title)))
             embedded = embedder.embed([text for _, _, text in items])
             if not empty:

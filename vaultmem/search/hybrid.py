@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from vaultmem.index.chunking import chunk_note
+from vaultmem.index.chunking import note_chunks
 from vaultmem.index.documents import Filters
 from vaultmem.index.fulltext import FullTextIndex
 from vaultmem.index.graph import LinkGraph
@@ -157,7 +157,7 @@ def run_search(parts: Retrievers, query: str, filters: Filters, opts: SearchOpti
 
     def snippet_for(cand: _Candidate) -> str:
         if cand.lexical is None and cand.dense is not None:
-            chunks = chunk_note(cand.body)
+            chunks = note_chunks(cand.body, str((cand.rec.extra or {}).get("prose") or ""))
             if 0 <= cand.dense.chunk < len(chunks):
                 return best_passage(chunks[cand.dense.chunk].text, terms, parts.fulltext.terms if parts.fulltext else None)
         return best_passage(cand.body, terms, parts.fulltext.terms if parts.fulltext else None)

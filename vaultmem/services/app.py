@@ -200,6 +200,32 @@ class App:
     def chroma_mode(self) -> str:
         return self.config.chroma_mode
 
+    def _vector_vault_key(self) -> str:
+        # Embedded: the store lives inside .vaultmem/, so a moved vault keeps its vectors.
+        # http: one server may hold many vaults; the vault's path tells them apart.
+        return "embedded" if self.config.chroma_mode == "embedded" else f"{self.config.chroma_url}|{self.root}"
+
+    def vector_identity(self) -> tuple[str, str, bool] | None:
+        """(fingerprint, collection name, store present) for the configured embedder.
+
+        Loads the model only when its dimensions cannot be known otherwise."""
+        from vaultmem.index.chunking import CHUNKER_VERSION
+        from vaultmem.index.embedder import fingerprint
+        from vaultmem.index.vectors import collection_name
+
+        choice = self.embedding_choice()
+        if not choice.enabled:
+            return None
+        dims = choice.dims
+        if dims is None:
+            embedder = self.embedder()
+            if embedder is None:
+                return None
+            dims = embedder.dims
+        fp = fingerprint(choice.backend, choice.model, dims, CHUNKER_VERSION)
+        present = self.config.chroma_mode != "embedded" or (self.state_dir / "chroma" / "chroma.sqlite3").exists()
+        return fp, collection_name(self._vector_vault_key(), fp), present
+
     def vector_index(self, fingerprint: str) -> VectorIndex:
         key = f"vectors:{fingerprint}"
         if key not in self._cache:
@@ -207,7 +233,7 @@ class App:
 
             if "chroma" not in self._cache:
                 self._cache["chroma"] = make_client(self.config.chroma_mode, self.state_dir, self.config.chroma_url)
-            self._cache[key] = VectorIndex(self._cache["chroma"], str(self.root), fingerprint)
+            self._cache[key] = VectorIndex(self._cache["chroma"], self._vector_vault_key(), fingerprint)
         return self._cache[key]  # type: ignore[no-any-return]
 
     def link_graph(self) -> LinkGraph:
@@ -232,6 +258,7 @@ class App:
             self.vector_index,
             self.embedder,
             self.progress,
+            self.vector_identity,
         )
 
     def close(self) -> None:

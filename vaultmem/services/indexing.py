@@ -14,11 +14,8 @@ from vaultmem.vault.layout import walk_notes
 
 def run_index(app: App, full: bool = False) -> dict[str, Any]:
     """Reconcile once under the writer lock (exit 6 if another writer keeps it)."""
-    choice = app.embedding_choice()
     with app.lock("index"):
-        report = app.indexer().run(
-            full=full, with_vectors=choice.enabled, model=(choice.backend, choice.model, choice.dims)
-        )
+        report = app.indexer().run(full=full, with_vectors=app.embedding_choice().enabled)
     return report.to_dict()
 
 
@@ -59,6 +56,14 @@ def status(app: App) -> dict[str, Any]:
     choice = app.embedding_choice()
     ft_pending = db.pending_count("ft_hash")
     vec_pending = db.pending_count("vec_hash") if choice.enabled else 0
+    if choice.enabled and choice.dims is not None:
+        identity = app.vector_identity()
+        if identity is not None and (
+            db.get_meta("vector_fingerprint") != identity[0]
+            or db.get_meta("vector_collection") != identity[1]
+            or not identity[2]
+        ):
+            vec_pending = sum(db.count_by_scope().values())  # everything must be re-embedded
     stored_fp = db.get_meta("vector_fingerprint")
     by_scope = db.count_by_scope()
     pending = changed_files + ft_pending + vec_pending

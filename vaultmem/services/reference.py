@@ -63,12 +63,20 @@ def topic_files(app: App, patterns: Sequence[str]) -> list[str]:
             parts = rel.split("/")
             if any(is_ignored_dir(p) for p in parts[:-1]) or is_temp_name(parts[-1]):
                 continue
-            if not app.can_read(classify(rel)):
+            if not app.can_read(classify(rel)) or not _real_file_readable(app, path):
                 continue
             found.setdefault(rel, None)
             if len(found) >= MAX_FILES:
                 return list(found)
     return list(found)
+
+
+def _real_file_readable(app: App, path: Path) -> bool:
+    """Access follows where a file really is: a symlink (to the file or to a folder on its
+    way) into private/<ghost>/ or .vaultmem/trash/ must not hand that file to others."""
+    real = path.resolve().relative_to(app.root.resolve()).as_posix()
+    parts = real.split("/")
+    return not any(is_ignored_dir(p) for p in parts[:-1]) and app.can_read(classify(real))
 
 
 def load_file(root: Path, rel: str) -> RefFile | None:
