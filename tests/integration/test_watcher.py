@@ -336,7 +336,18 @@ def test_the_client_process_imports_nothing_heavy(live: Watcher) -> None:
     assert res.returncode == 0 and live.ping()["served"] == served + 1
     imported = {line.split("|")[-1].strip() for line in res.stderr.splitlines() if line.startswith("import time:")}
     assert "vaultmem.daemon.client" in imported
-    heavy = {"typer", "click", "rich", "yaml", "whoosh", "chromadb", "networkx", "torch", "watchdog", "vaultmem.cli.main"}
+    heavy = {
+        "typer",
+        "click",
+        "rich",
+        "yaml",
+        "whoosh",
+        "chromadb",
+        "networkx",
+        "torch",
+        "watchdog",
+        "vaultmem.cli.main",
+    }
     assert not heavy & imported
 
 
@@ -377,11 +388,15 @@ def test_malformed_requests_get_errors_and_the_watcher_lives(live: Watcher) -> N
     assert "shared/welcome.md" in search_paths(live.vault, "welcome")
 
 
-def test_log_has_no_lock_or_chroma_errors(live: Watcher) -> None:
-    log = (live.vault / ".vaultmem" / "watcher.log").read_text()
+def assert_clean_log(vault: Path) -> None:
+    log = (vault / ".vaultmem" / "watcher.log").read_text()
     assert "database is locked" not in log
     assert "Traceback" not in log
-    assert not [line for line in log.splitlines() if " ERROR " in line or "chroma" in line.lower()]
+    assert not [line for line in log.splitlines() if " ERROR " in line or "chroma" in line.lower()], log
+
+
+def test_log_has_no_lock_or_chroma_errors(live: Watcher) -> None:
+    assert_clean_log(live.vault)
 
 
 # --- lifecycle --------------------------------------------------------------------------------
@@ -437,7 +452,7 @@ def test_same_output_with_and_without_the_watcher_then_sigterm(
 
     start = time.monotonic()
     assert w.terminate(timeout=10) == 0
-    assert time.monotonic() - start < 5
+    assert time.monotonic() - start < 8  # typically 0.3 s; generous for a loaded CI box
     assert not (vault / ".vaultmem" / "watcher.sock").exists()
     assert not (vault / ".vaultmem" / "watcher.pid").exists()
     status = ok(vault, "status")["watcher"]
@@ -448,6 +463,7 @@ def test_same_output_with_and_without_the_watcher_then_sigterm(
     direct = _outcomes(Cli(vault))
     for call, a, b in zip([*CALLS, ("get (human)",)], through, direct, strict=True):
         assert a == b, call
+    assert_clean_log(vault)  # including its shutdown
 
 
 def test_kill_9_leaves_nothing_to_clean_up(tmp_path: Path, start_watcher: Callable[..., Watcher]) -> None:
@@ -526,7 +542,6 @@ def test_hybrid_search_same_through_the_watcher_with_the_real_model(
         10,
     )
     assert w.terminate() == 0
-    log = (vault / ".vaultmem" / "watcher.log").read_text()
-    assert "database is locked" not in log and " ERROR " not in log
+    assert_clean_log(vault)
     (vault / "shared" / "new.md").unlink()
     assert [_without_timings(ok(vault, *c)) for c in calls] == through

@@ -31,8 +31,63 @@ def _check_utf8(argv: list[str]) -> None:
             raise InvalidInput(f"argument {arg!r} is not valid UTF-8") from None
 
 
+# Every top-level command: the module under vaultmem/cli that registers it, and its one-
+# line help. Commands are built only when invoked, so `vaultmem --help` and each command
+# start without constructing (and importing) all the others. tests/cli/test_docs.py holds
+# this table equal to the commands' own help.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "init": ("vaults", "Create a new vault from the template: folders, vaultmem.toml, .gitignore, examples."),
+    "ghost": ("vaults", "Register and list ghosts (agent identities)."),
+    "note": ("notes", "Create, change, validate, comment on and delete notes."),
+    "get": ("notes", "Show one note with its links (memory_get)."),
+    "capture": ("inbox", "Store raw text in the inbox for later curation (memory_capture)."),
+    "inbox": ("inbox", "Curate captures into structured notes."),
+    "write": ("inbox", "Ingest tool `memory_writes` (episodic, semantic, conversation) as notes."),
+    "search": ("search", "Hybrid search (BM25 + vectors, RRF) with graph expansion (memory_search)."),
+    "query": ("query", "Grep-style search over the note files; needs no index (QueryMemory)."),
+    "reference": ("query", "Search the files that topic notes list (docs, source code)."),
+    "index": ("indexing", "Reconcile the vault into Whoosh, Chroma and the link graph."),
+    "status": ("indexing", "Notes per scope, index freshness, embedding backend, watcher."),
+    "watch": ("watch", "Keep every index in step with the files, and serve other commands while running."),
+    "lint": ("lint", "Check every note: front matter, scopes, ids, types, ranges, links."),
+}
+
+
+def build_module_commands(module_name: str) -> dict[str, Any]:
+    """The click commands one vaultmem/cli module registers, built through Typer."""
+    import importlib
+
+    module = importlib.import_module(f"vaultmem.cli.{module_name}")
+    sub = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
+    module.register(sub)
+    if len(sub.registered_commands) + len(sub.registered_groups) == 1:
+        # Typer turns a lone command into the group itself; wrap it so it keeps its name.
+        sub.callback()(lambda: None)
+    group = typer.main.get_command(sub)
+    return dict(getattr(group, "commands", {}))
+
+
 class VaultmemGroup(TyperGroup):
-    """Runs a command and turns every outcome into an exit code and an error document."""
+    """Builds commands on demand, runs one, and turns every outcome into an exit code and
+    an error document."""
+
+    _built: dict[str, Any] | None = None
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name not in COMMANDS:
+            return None
+        if self._built is None:
+            self._built = {}
+        if cmd_name not in self._built:
+            self._built.update(build_module_commands(COMMANDS[cmd_name][0]))
+        return self._built.get(cmd_name)
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, help_) for name, (_, help_) in COMMANDS.items()])
 
     def main(  # type: ignore[override]
         self,
@@ -115,12 +170,3 @@ def root(
     # Merged, not replaced: the watcher passes its App provider in obj (cli/common.py).
     ctx.obj = {**(ctx.obj if isinstance(ctx.obj, dict) else {}), "vault": vault, "ghost": ghost, "json": json_}
 
-
-def _register() -> None:
-    from vaultmem.cli import inbox, indexing, lint, notes, query, search, vaults, watch
-
-    for module in (vaults, notes, inbox, lint, indexing, search, query, watch):
-        module.register(app)
-
-
-_register()

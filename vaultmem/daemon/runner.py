@@ -179,6 +179,9 @@ class Watcher:
             if server is not None:
                 server.close()
             if self._observer is not None:
+                # watchdog 7 logs "queue_events() called when the thread is inactive" as an
+                # error when an emitter is stopped mid-read; it is a shutdown race, not a fault.
+                logging.getLogger("watchdog.observers.inotify").setLevel(logging.CRITICAL)
                 self._observer.stop()
                 self._observer.join(timeout=5)
             self.status.stop_heartbeat()

@@ -50,3 +50,29 @@ class FastText(fields.TEXT):  # type: ignore[misc]
         boost = self.format.field_boost
         for word, freq in Counter(analyze(text)).items():
             yield word.encode("utf-8"), freq, freq * boost, pack_uint(freq)
+
+
+# The parts of a note's head and their weights in the `head` field: a term's weight there
+# is the weighted count of its occurrences (BM25F proper: weighted term frequencies, one
+# saturation), so a word in both title and aliases does not score twice.
+HEAD_WEIGHTS = {"title": 1.0, "aliases": 1.0, "tags": 1.0, "prose": 1.0}
+
+
+class WeightedText(fields.TEXT):  # type: ignore[misc]
+    """A field indexed from several texts at once: `(title, aliases, tags, prose)`.
+    Each term's posting weight is the weighted sum of its counts in the parts; its
+    frequency (which makes up the field length) is the plain count."""
+
+    def __init__(self) -> None:
+        super().__init__(analyzer=StemmingAnalyzer(), phrase=False)
+
+    def index(self, value: Any, **kwargs: Any) -> Iterator[tuple[bytes, int, float, bytes]]:
+        parts = [value] if isinstance(value, str) else list(value)
+        counts: Counter[str] = Counter()
+        weights: Counter[str] = Counter()
+        for weight, text in zip(HEAD_WEIGHTS.values(), parts, strict=False):
+            for word in analyze(text):
+                counts[word] += 1
+                weights[word] += weight
+        for word, freq in counts.items():
+            yield word.encode("utf-8"), freq, float(weights[word]), pack_uint(freq)

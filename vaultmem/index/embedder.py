@@ -119,6 +119,14 @@ class SentenceTransformerEmbedder:
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
+        import torch
+
+        # A query or two: one thread. Splitting a tiny matrix across cores buys nothing and
+        # contends badly when the machine is busy (measured 17-28 ms against 137-489 ms per
+        # query under load); batches of chunks use every core.
+        threads = 1 if len(texts) <= 4 else max(1, os.cpu_count() or 1)
+        if torch.get_num_threads() != threads:
+            torch.set_num_threads(threads)
         vectors = self._st.encode(
             list(texts), batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True
         )

@@ -51,6 +51,7 @@ CREATE TABLE IF NOT EXISTS files (
     vec_hash TEXT                  -- content hash held by the vector index, or NULL
 );
 CREATE INDEX IF NOT EXISTS files_id ON files(id);
+CREATE INDEX IF NOT EXISTS files_id_nocase ON files(id COLLATE NOCASE);
 CREATE INDEX IF NOT EXISTS files_title ON files(title COLLATE NOCASE);
 CREATE INDEX IF NOT EXISTS files_status ON files(status);
 CREATE TABLE IF NOT EXISTS edges (

@@ -22,7 +22,7 @@ from vaultmem.index.vectors import DenseHit, VectorIndex
 from vaultmem.models import NoteSummary
 from vaultmem.search.budget import ESTIMATE, pack
 from vaultmem.search.fusion import Scored, apply_trust, rrf
-from vaultmem.search.text import SNIPPET_CHARS, best_passage, collapse_near_duplicates, shorten
+from vaultmem.search.text import SNIPPET_CHARS, NearDuplicates, best_passage, shorten
 
 MODES = ("hybrid", "bm25", "vector")
 CANDIDATES_MIN = 50
@@ -115,18 +115,27 @@ def run_search(parts: Retrievers, query: str, filters: Filters, opts: SearchOpti
     fused = [f for f in fused if f.key in records and records[f.key].status == "note" and parts.visible(records[f.key])]
     scored = apply_trust(fused, {k: r.trust for k, r in records.items()}, opts.trust_bias)
 
-    candidates: list[_Candidate] = []
-    for s in scored[: max(opts.limit * 3, opts.limit + 10)]:
+    # Read bodies in rank order only until `limit` distinct results are found: a body that
+    # nearly repeats a better-ranked one collapses into it.
+    twins = NearDuplicates(opts.dedupe_threshold)
+    chosen: list[_Candidate] = []
+    by_path: dict[str, _Candidate] = {}
+    dropped: dict[str, str] = {}
+    for s in scored:
+        if len(chosen) >= opts.limit:
+            break
         rec = records[s.key]
         body = parts.read_body(rec)
         if body is None:
             continue
-        candidates.append(_Candidate(rec, s, body, lexical.get(s.key), dense.get(s.key)))
-    kept, dropped = collapse_near_duplicates(((c.rec.path, c.body) for c in candidates), opts.dedupe_threshold)
-    by_path = {c.rec.path: c for c in candidates}
-    for dup, twin in dropped.items():
-        by_path[twin].duplicates.append(dup)
-    chosen = [by_path[p] for p in kept][: opts.limit]
+        twin = twins.first_twin(rec.path, body)
+        if twin is None:
+            cand = _Candidate(rec, s, body, lexical.get(s.key), dense.get(s.key))
+            chosen.append(cand)
+            by_path[rec.path] = cand
+        else:
+            dropped[rec.path] = twin
+            by_path[twin].duplicates.append(rec.path)
 
     graph = parts.graph() if chosen and opts.graph_depth > 0 else None
     neighbour_records: dict[str, NoteRecord] = {}

@@ -72,24 +72,43 @@ def jaccard(a: set[tuple[str, ...]], b: set[tuple[str, ...]]) -> float:
     return len(a & b) / len(a | b)
 
 
+class NearDuplicates:
+    """Streaming near-duplicate detection: `first_twin(key, body)` returns the key of an
+    earlier body it repeats (identical after whitespace and case, or word-3-gram Jaccard
+    at least `threshold`), else remembers it and returns None."""
+
+    def __init__(self, threshold: float = 0.85) -> None:
+        self.threshold = threshold
+        self._kept: list[tuple[str, str, set[tuple[str, ...]]]] = []
+
+    def first_twin(self, key: str, body: str) -> str | None:
+        norm = _WS_RE.sub(" ", body.lower()).strip()
+        sig = shingles(norm)
+        for other_key, other_norm, other_sig in self._kept:
+            if norm == other_norm:
+                return other_key
+            # Jaccard >= t needs the smaller set to hold at least t of the larger: a cheap
+            # test that skips almost every comparison of unrelated notes.
+            small, large = sorted((len(sig), len(other_sig)))
+            if norm and sig and small >= self.threshold * large and jaccard(sig, other_sig) >= self.threshold:
+                return other_key
+        self._kept.append((key, norm, sig))
+        return None
+
+
 def collapse_near_duplicates(
     ordered: Iterable[tuple[str, str]], threshold: float = 0.85
 ) -> tuple[list[str], dict[str, str]]:
     """Keep the first of every group of near-identical bodies, in the given order.
 
     `ordered` yields (key, body). Returns (kept keys, dropped key -> the key it repeats)."""
-    kept: list[tuple[str, set[tuple[str, ...]], str]] = []
+    seen = NearDuplicates(threshold)
+    kept: list[str] = []
     dropped: dict[str, str] = {}
     for key, body in ordered:
-        norm = _WS_RE.sub(" ", body.lower()).strip()
-        sig = shingles(norm)
-        twin = None
-        for other_key, other_sig, other_norm in kept:
-            if norm == other_norm or (norm and sig and jaccard(sig, other_sig) >= threshold):
-                twin = other_key
-                break
+        twin = seen.first_twin(key, body)
         if twin is None:
-            kept.append((key, sig, norm))
+            kept.append(key)
         else:
             dropped[key] = twin
-    return [k for k, _, _ in kept], dropped
+    return kept, dropped

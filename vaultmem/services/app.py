@@ -247,6 +247,17 @@ class App:
             self._cache["graph"] = cached
         return cached[1]  # type: ignore[no-any-return]
 
+    def projects(self) -> list[str]:
+        """Projects that have notes, cached per catalog generation (every catalog change
+        bumps `edges_generation`)."""
+        generation = self.db.get_meta("edges_generation") or "0"
+        cached = self._cache.get("projects")
+        if cached is None or cached[0] != generation:
+            rows = self.db.conn.execute("SELECT DISTINCT project FROM files WHERE project IS NOT NULL AND status='note'")
+            cached = (generation, [r[0] for r in rows])
+            self._cache["projects"] = cached
+        return list(cached[1])
+
     def indexer(self) -> Indexer:
         from vaultmem.index.engine import Indexer
 

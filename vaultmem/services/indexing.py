@@ -55,6 +55,11 @@ def status(app: App) -> dict[str, Any]:
     changed_files = len(diff.changed) + len(diff.deleted)
     choice = app.embedding_choice()
     ft_pending = db.pending_count("ft_hash")
+    from vaultmem.index.fulltext import SCHEMA_VERSION
+
+    marker = app.state_dir / "whoosh" / "VAULTMEM_SCHEMA"
+    if not marker.exists() or marker.read_text() != SCHEMA_VERSION:
+        ft_pending = sum(db.count_by_scope().values())  # the lexical index must be rebuilt
     vec_pending = db.pending_count("vec_hash") if choice.enabled else 0
     if choice.enabled and choice.dims is not None:
         identity = app.vector_identity()

@@ -474,10 +474,20 @@ def get_note(app: App, ref: str, raw: bool = False) -> dict[str, Any]:
             seen_out.add(target.path)
             links_out.append({**_link_summary(target), "kind": edge.kind, "heading": edge.heading, "label": edge.label})
     links_in: list[dict[str, Any]] = []
+    children: list[dict[str, Any]] = []
     seen_in: set[str] = set()
+    seen_children: set[str] = set()
     for edge in in_edges:
         source = visible(edge.src)
-        if source is not None and source.path not in seen_in and source.path != rec.path:
+        if source is None or source.path == rec.path:
+            continue
+        # A parent edge pointing here comes from a child note: listed apart from links,
+        # mirroring `parent` on the child's side.
+        if edge.kind == "parent":
+            if source.path not in seen_children:
+                seen_children.add(source.path)
+                children.append(_link_summary(source))
+        elif source.path not in seen_in:
             seen_in.add(source.path)
             links_in.append({**_link_summary(source), "kind": edge.kind})
     parent = None
@@ -501,7 +511,7 @@ def get_note(app: App, ref: str, raw: bool = False) -> dict[str, Any]:
         "note": note,
         "body": parsed.body,
         "tags": list(parsed.tags),
-        "links": {"out": links_out, "in": links_in, "dangling": dangling, "parent": parent},
+        "links": {"out": links_out, "in": links_in, "dangling": dangling, "parent": parent, "children": children},
         "comments": comments,
     }
     if raw:

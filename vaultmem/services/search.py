@@ -18,7 +18,8 @@ from vaultmem.services.app import App
 from vaultmem.services.lookup import location_of
 from vaultmem.vault.dates import parse_iso
 from vaultmem.vault.layout import reader_tokens
-from vaultmem.vault.note import ParsedNote, parse_note
+from vaultmem.vault.frontmatter import split_document
+from vaultmem.vault.note import looks_binary
 
 SCOPE_ALIASES = {
     "all": None,
@@ -103,11 +104,8 @@ def build_filters(app: App, spec: FilterSpec, paths: Sequence[str] | None = None
         types = [t for t in types if t in group] if types else list(group)
         if not types:
             types = ["\x00none"]
-    projects = [
-        r[0] for r in app.db.conn.execute("SELECT DISTINCT project FROM files WHERE project IS NOT NULL AND status='note'")
-    ]
     return Filters(
-        readers=tuple(reader_tokens(app.ghost, app.config, projects)),
+        readers=tuple(reader_tokens(app.ghost, app.config, app.projects())),
         now=int(time.time()),
         scopes=SCOPE_ALIASES[scope_key] or (),
         types=tuple(types),
@@ -169,12 +167,15 @@ def refresh(app: App) -> None:
 
 
 def read_body(app: App, rec: NoteRecord) -> str | None:
+    """A note's body as indexed (front matter cut off, LF line ends), without parsing YAML."""
     try:
         with open(app.root / rec.path, "rb") as fh:
-            parsed = parse_note(rec.path, fh.read())
+            data = fh.read()
     except OSError:
         return None
-    return parsed.body if isinstance(parsed, ParsedNote) else None
+    if looks_binary(data):
+        return None
+    return split_document(data.decode("utf-8", errors="replace")).body.replace("\r\n", "\n")
 
 
 def retrievers(app: App, mode: str, warnings: list[str]) -> tuple[Retrievers, str]:
