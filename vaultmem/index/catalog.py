@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from vaultmem.config import VaultConfig
 from vaultmem.index.resolve import LinkSource, NameEntry, Resolver, compute_edges
 from vaultmem.index.statedb import NoteRecord, StateDB
 from vaultmem.models import Problem
+from vaultmem.vault.ids import derived_id
 from vaultmem.vault.layout import FileEntry, classify, symlink_refusal, walk_notes
 from vaultmem.vault.note import CANONICAL_KEYS, ParsedNote, Unreadable, parse_note
 from vaultmem.vault.schema import check_note
@@ -177,6 +178,45 @@ class CatalogResult:
     moves: list[tuple[str, str]] = field(default_factory=list)
 
 
+def carry_derived_ids(
+    db: StateDB, records: list[NoteRecord], moves: list[tuple[str, str]], new_paths: set[str]
+) -> list[NoteRecord]:
+    """Keep the ids of notes without an `id:` when they move.
+
+    A derived id comes from the path, so a renamed folder would give every id-less note a
+    new id and break every agent holding one. When a move is detected (same content at a
+    new path), the note keeps the id it had; edits keep it too. The id lives in the state
+    db only: `lint --fix` writes real ids into the files, and a rebuild from nothing
+    (`index --full`, or deleting .vaultmem/) derives ids from paths again.
+    """
+    derived = [r for r in records if r.id_derived]
+    if not derived:
+        return records
+    moved_from = {new: old for old, new in moves}
+    wanted = [moved_from.get(r.path, r.path) for r in derived]
+    previous = db.by_paths(wanted)
+    taken = {row[0] for row in db.conn.execute("SELECT id FROM files WHERE status='note'")}
+    out: list[NoteRecord] = []
+    for rec in records:
+        if not rec.id_derived:
+            out.append(rec)
+            continue
+        before = previous.get(moved_from.get(rec.path, rec.path))
+        if before is not None and before.id_derived and before.id and (rec.path not in new_paths or rec.path in moved_from):
+            out.append(replace(rec, id=before.id))
+            continue
+        if rec.path in new_paths and rec.id in taken:
+            # A new file at a path a moved note came from: its path-derived id is taken by
+            # that note, so it gets the next free one.
+            n = 2
+            while derived_id(f"{rec.path}#{n}") in taken:
+                n += 1
+            rec = replace(rec, id=derived_id(f"{rec.path}#{n}"))
+        taken.add(rec.id or "")
+        out.append(rec)
+    return out
+
+
 def rebuild_edges(db: StateDB) -> None:
     records = list(db.notes())
     resolver = Resolver(NameEntry(r.path, r.id or r.path, r.title or "", r.aliases) for r in records)
@@ -231,6 +271,8 @@ def catch_up(
         {r.path: (r.id, r.id_derived, r.hash) for r in records if r.path in new_paths},
         {p: (r.id, r.id_derived, r.hash) for p, r in deleted_rows.items() if r.status == "note"},
     )
+    records = carry_derived_ids(db, records, moves, new_paths)
+    quiet = carry_derived_ids(db, quiet, [], set())
     result.moves = moves
     result.moved = len(moves)
     result.added = len(new_paths) - len(moves)

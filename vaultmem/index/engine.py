@@ -111,12 +111,22 @@ class Indexer:
         if self.progress is not None:
             self.progress(label, done, total)
 
-    def reset(self) -> None:
-        """Forget everything derived (`index --full`): the next stages rebuild from files."""
+    def reset(self, catalog: bool = True) -> None:
+        """Forget what is derived so the stages rebuild it from the files.
+
+        `catalog=False` keeps the state db's rows (what the files are, carried ids) and only
+        distrusts the indexes: that is the case of a state db that never recorded what the
+        indexes hold (created by `get` or `query`, or made anew next to old index files)."""
         self.db.begin()
-        self.db.conn.execute("DELETE FROM files")
-        self.db.conn.execute("DELETE FROM edges")
-        self.db.conn.execute("DELETE FROM meta WHERE key != 'schema_version'")
+        if catalog:
+            self.db.conn.execute("DELETE FROM files")
+            self.db.conn.execute("DELETE FROM edges")
+            self.db.conn.execute("DELETE FROM meta WHERE key != 'schema_version'")
+        else:
+            self.db.conn.execute("UPDATE files SET ft_hash=NULL, vec_hash=NULL")
+            self.db.conn.execute("DELETE FROM files WHERE status='deleted'")
+            # Without a recorded fingerprint the vector stage starts a fresh collection.
+            self.db.conn.execute("DELETE FROM meta WHERE key IN ('vector_fingerprint', 'vector_collection')")
         self.db.commit()
         self._fulltext().clear()
         self.db.set_meta("indexes_cleared", "1")
@@ -126,9 +136,11 @@ class Indexer:
         changed: the vector identity is checked on every run (without loading the model)."""
         start = time.perf_counter()
         report = IndexReport()
-        if full or self.db.created or self.db.get_meta("indexes_cleared") != "1":
-            self.reset()
-            self.db.created = False
+        if full:
+            self.reset(catalog=True)
+        elif self.db.created or self.db.get_meta("indexes_cleared") != "1":
+            self.reset(catalog=False)
+        self.db.created = False
         bodies: dict[str, str] = {}
         cat = catch_up(self.root, self.db, self.config, lambda d, t: self._tick("reading notes", d, t), bodies)
         report.added, report.updated, report.deleted = cat.added, cat.updated, cat.deleted

@@ -102,7 +102,7 @@ def promote(
     if not isinstance(parsed, ParsedNote):
         raise InvalidInput(f"{rec.path}: {parsed.problem.message}")
     fm_source = parsed.front_matter.get("source")
-    source = f"capture:{parsed.id}" + (f" ({fm_source})" if fm_source else "")
+    source = f"capture:{rec.id or parsed.id}" + (f" ({fm_source})" if fm_source else "")
     result = create_note(
         app,
         NewNote(
@@ -126,5 +126,5 @@ def promote(
         "id": result.id,
         "path": result.path,
         "version": result.version,
-        "capture": {"id": parsed.id, "trashed_to": trashed},
+        "capture": {"id": rec.id or parsed.id, "trashed_to": trashed},
     }

@@ -275,7 +275,7 @@ def mutate(
     if edited.text != loaded.text:
         store.replace_file(app.root, loaded.record.path, edited.text.encode("utf-8"), loaded.stamp)
         app.wrote([loaded.record.path])
-    return WriteResult(note.id, loaded.record.path, version), edited.front_matter
+    return WriteResult(loaded.record.id or note.id, loaded.record.path, version), edited.front_matter
 
 
 def parse_set(assignment: str) -> tuple[str, Any]:
@@ -498,7 +498,7 @@ def get_note(app: App, ref: str, raw: bool = False) -> dict[str, Any]:
     fm = dict(parsed.front_matter)
     note = {
         **fm,
-        "id": parsed.id,
+        "id": rec.id or parsed.id,  # the state db carries ids of id-less notes across moves
         "title": parsed.title,
         "type": parsed.type,
         "scope": parsed.scope,

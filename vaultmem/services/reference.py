@@ -257,7 +257,7 @@ def reference_search(app: App, topic: str, question: str, limit: int | None = No
         )
     return {
         "topic": {
-            "id": parsed.id,
+            "id": rec.id or parsed.id,
             "title": parsed.title,
             "path": rec.path,
             "summary": summary_text,
