@@ -18,7 +18,9 @@ VAULT = ROOT / "demo-vault"
 BIN = Path(sys.executable).parent / "vaultmem"
 
 
-def run(*args: str, ghost: str | None = None, stdin: str | None = None, show: bool = True, json_out: bool = True) -> object:
+def run(
+    *args: str, ghost: str | None = None, stdin: str | None = None, show: bool = True, json_out: bool = True
+) -> object:
     argv = [str(BIN), *args, "--vault", str(VAULT)]
     if ghost:
         argv += ["--ghost", ghost]
@@ -70,7 +72,18 @@ def main() -> int:
     ]))  # fmt: skip
     cap = run("capture", "Idea: keep a list of wine regions the user has visited.", "--tag", "wine", ghost="alice")
     assert isinstance(cap, dict)
-    run("inbox", "promote", cap["id"], "--title", "Wine regions visited", "--type", "observation", "--scope", "private", ghost="alice")
+    run(
+        "inbox",
+        "promote",
+        cap["id"],
+        "--title",
+        "Wine regions visited",
+        "--type",
+        "observation",
+        "--scope",
+        "private",
+        ghost="alice",
+    )
     assert isinstance(pref, dict)
     run("note", "validate", pref["id"], "--by", "alice/gpt-x", "--trust", "0.9", ghost="alice")
 
@@ -88,7 +101,17 @@ def main() -> int:
     run("search", "what does the user like to drink", "--limit", "3", "--budget-tokens", "400", ghost="alice")
     print("\nthe same question from bob cannot see alice's preferences:")
     run("search", "what does the user like to drink", "--limit", "3", ghost="bob", json_out=False)
-    run("search", "forecast reliability", "--memory-type", "semantic", "--explain", "--limit", "2", ghost="bob", json_out=False)
+    run(
+        "search",
+        "forecast reliability",
+        "--memory-type",
+        "semantic",
+        "--explain",
+        "--limit",
+        "2",
+        ghost="bob",
+        json_out=False,
+    )
     run("query", "pinot noir temperature", ghost="bob", json_out=False)
     run("reference", "search", "vault conventions", "how do I add a ghost", "--limit", "2", json_out=False)
 

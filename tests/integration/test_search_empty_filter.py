@@ -21,11 +21,15 @@ def _private_only_vault(root: Path) -> Cli:
 
 def test_nothing_visible_means_nothing_found(tmp_path: Path) -> None:
     cli = _private_only_vault(tmp_path / "v")
-    assert [r["summary"]["path"] for r in cli.ok("search", "lighthouse keeper", "--mode", "bm25", ghost="alice")["results"]]
+    assert [
+        r["summary"]["path"] for r in cli.ok("search", "lighthouse keeper", "--mode", "bm25", ghost="alice")["results"]
+    ]
     for ghost in ("bob", None):
         out = cli("search", "lighthouse keeper", "--mode", "bm25", ghost=ghost)
         assert out.exit_code == 0
-        assert out.data["results"] == [] and "lighthouse" not in out.stdout.lower().replace('"query":"lighthouse keeper"', "")
+        assert out.data["results"] == [] and "lighthouse" not in out.stdout.lower().replace(
+            '"query":"lighthouse keeper"', ""
+        )
 
 
 def test_a_filter_that_matches_nothing_finds_nothing(tmp_path: Path) -> None:

@@ -169,4 +169,3 @@ def root(
     """Options given here apply to every command (a command's own flags win)."""
     # Merged, not replaced: the watcher passes its App provider in obj (cli/common.py).
     ctx.obj = {**(ctx.obj if isinstance(ctx.obj, dict) else {}), "vault": vault, "ghost": ghost, "json": json_}
-

@@ -35,14 +35,20 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         text: Annotated[str, typer.Argument(help="Keywords (or a regular expression with --regex).")],
         type_: Annotated[list[str] | None, typer.Option("--type", help="Note type (repeatable).")] = None,
-        memory_type: Annotated[str | None, typer.Option("--memory-type", help="Memory-type group from vaultmem.toml.")] = None,
-        scope: Annotated[str | None, typer.Option("--scope", help="all | shared | private | project | diary | inbox")] = None,
+        memory_type: Annotated[
+            str | None, typer.Option("--memory-type", help="Memory-type group from vaultmem.toml.")
+        ] = None,
+        scope: Annotated[
+            str | None, typer.Option("--scope", help="all | shared | private | project | diary | inbox")
+        ] = None,
         since: Annotated[str | None, typer.Option("--since", help="Changed on or after (ISO-8601).")] = None,
         until: Annotated[str | None, typer.Option("--until", help="Changed on or before (ISO-8601).")] = None,
         limit: Annotated[int, typer.Option("--limit", help="Maximum matches.")] = 10,
         min_relevance: Annotated[float, typer.Option("--min-relevance", help="Minimum relevance in [0, 1].")] = 0.3,
         regex: Annotated[bool, typer.Option("--regex", help="Treat TEXT as a regular expression.")] = False,
-        include_expired: Annotated[bool, typer.Option("--include-expired", help="Include notes past `expires`.")] = False,
+        include_expired: Annotated[
+            bool, typer.Option("--include-expired", help="Include notes past `expires`.")
+        ] = False,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Any
 
 from whoosh import fields
@@ -37,7 +37,7 @@ def analyze(text: str) -> Iterator[str]:
             yield _stem(word)
 
 
-class FastText(fields.TEXT):  # type: ignore[misc]
+class FastText(fields.TEXT):
     """A TEXT field that stores term frequencies but no positions (queries are bags of
     words; positions would double indexing time and postings size), counting terms with
     `analyze` instead of Whoosh's token pipeline."""
@@ -45,9 +45,9 @@ class FastText(fields.TEXT):  # type: ignore[misc]
     def __init__(self, boost: float = 1.0) -> None:
         super().__init__(analyzer=StemmingAnalyzer(), phrase=False, field_boost=boost)
 
-    def index(self, value: Any, **kwargs: Any) -> Iterator[tuple[bytes, int, float, bytes]]:
+    def index(self, value: Any, **kwargs: Any) -> Generator[tuple[bytes, int, float | int, bytes], Any, None]:
         text = value if isinstance(value, str) else " ".join(value)
-        boost = self.format.field_boost
+        boost = self.format.field_boost if self.format is not None else 1.0
         for word, freq in Counter(analyze(text)).items():
             yield word.encode("utf-8"), freq, freq * boost, pack_uint(freq)
 
@@ -58,7 +58,7 @@ class FastText(fields.TEXT):  # type: ignore[misc]
 HEAD_WEIGHTS = {"title": 1.0, "aliases": 1.0, "tags": 1.0, "prose": 1.0}
 
 
-class WeightedText(fields.TEXT):  # type: ignore[misc]
+class WeightedText(fields.TEXT):
     """A field indexed from several texts at once: `(title, aliases, tags, prose)`.
     Each term's posting weight is the weighted sum of its counts in the parts; its
     frequency (which makes up the field length) is the plain count."""
@@ -66,13 +66,13 @@ class WeightedText(fields.TEXT):  # type: ignore[misc]
     def __init__(self) -> None:
         super().__init__(analyzer=StemmingAnalyzer(), phrase=False)
 
-    def index(self, value: Any, **kwargs: Any) -> Iterator[tuple[bytes, int, float, bytes]]:
+    def index(self, value: Any, **kwargs: Any) -> Generator[tuple[bytes, int, float | int, bytes], Any, None]:
         parts = [value] if isinstance(value, str) else list(value)
         counts: Counter[str] = Counter()
-        weights: Counter[str] = Counter()
+        weights: dict[str, float] = {}
         for weight, text in zip(HEAD_WEIGHTS.values(), parts, strict=False):
             for word in analyze(text):
                 counts[word] += 1
-                weights[word] += weight
+                weights[word] = weights.get(word, 0.0) + weight
         for word, freq in counts.items():
             yield word.encode("utf-8"), freq, float(weights[word]), pack_uint(freq)

@@ -202,7 +202,12 @@ def carry_derived_ids(
             out.append(rec)
             continue
         before = previous.get(moved_from.get(rec.path, rec.path))
-        if before is not None and before.id_derived and before.id and (rec.path not in new_paths or rec.path in moved_from):
+        if (
+            before is not None
+            and before.id_derived
+            and before.id
+            and (rec.path not in new_paths or rec.path in moved_from)
+        ):
             out.append(replace(rec, id=before.id))
             continue
         if rec.path in new_paths and rec.id in taken:

@@ -12,7 +12,6 @@ from vaultmem.index.statedb import NoteRecord
 from vaultmem.vault.dates import FAR_FUTURE, to_epoch
 from vaultmem.vault.layout import Location, reader_token
 
-
 NEUTRAL = 0.5  # the value of a missing trust, confidence or importance
 
 

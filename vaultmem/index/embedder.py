@@ -74,7 +74,9 @@ def choose(backend: str, model: str) -> Choice:
             if backend == "sentence-transformers":
                 return Choice("sentence-transformers", model, model, "model name or path from config")
         elif backend == "sentence-transformers":
-            raise InvalidInput("embedding backend sentence-transformers is not installed (pip install 'vaultmem[embeddings]')")
+            raise InvalidInput(
+                "embedding backend sentence-transformers is not installed (pip install 'vaultmem[embeddings]')"
+            )
     if backend == "onnx":
         return Choice("onnx", DEFAULT_MODEL, reason="Chroma's ONNX all-MiniLM-L6-v2 (downloads on first use)")
     if backend == "auto" and (ONNX_CACHE / "model.onnx").exists():
@@ -128,7 +130,11 @@ class SentenceTransformerEmbedder:
         if torch.get_num_threads() != threads:
             torch.set_num_threads(threads)
         vectors = self._st.encode(
-            list(texts), batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+            convert_to_numpy=True,
         )
         return [v.tolist() for v in vectors]
 

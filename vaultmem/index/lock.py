@@ -90,5 +90,7 @@ class IndexLock:
     def __enter__(self) -> IndexLock:
         return self.acquire() if self._fd is None else self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.release()

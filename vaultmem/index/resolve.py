@@ -126,7 +126,14 @@ def compute_edges(resolver: Resolver, sources: Iterable[LinkSource]) -> list[Edg
             kind = str(link.get("kind") or "wiki")
             dst = resolver.resolve(target, src.path, relative=kind == "markdown")
             edges.append(
-                Edge(src.path, dst, "embed" if kind == "embed" else "link", target, link.get("heading"), link.get("label"))
+                Edge(
+                    src.path,
+                    dst,
+                    "embed" if kind == "embed" else "link",
+                    target,
+                    link.get("heading"),
+                    link.get("label"),
+                )
             )
         if src.parent:
             target = parent_target(src.parent)

@@ -296,12 +296,16 @@ class StateDB:
         )
 
     def edges_from(self, path: str) -> list[Edge]:
-        return [Edge(*r) for r in self.conn.execute(
-            "SELECT src, dst, kind, target, heading, label FROM edges WHERE src=?", (path,))]
+        return [
+            Edge(*r)
+            for r in self.conn.execute("SELECT src, dst, kind, target, heading, label FROM edges WHERE src=?", (path,))
+        ]
 
     def edges_to(self, path: str) -> list[Edge]:
-        return [Edge(*r) for r in self.conn.execute(
-            "SELECT src, dst, kind, target, heading, label FROM edges WHERE dst=?", (path,))]
+        return [
+            Edge(*r)
+            for r in self.conn.execute("SELECT src, dst, kind, target, heading, label FROM edges WHERE dst=?", (path,))
+        ]
 
     def all_edges(self) -> list[Edge]:
         return [Edge(*r) for r in self.conn.execute("SELECT src, dst, kind, target, heading, label FROM edges")]

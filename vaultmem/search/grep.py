@@ -22,8 +22,59 @@ HALF_LIFE_DAYS = 180.0
 EXCERPT_CHARS = 500
 
 STOPWORDS = frozenset(
-    "a an and are as at be by for from has have how i in is it its of on or that the this to was were what when "
-    "where which who why will with do does did can could should would my me we you your our about into than".split()
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "has",
+        "have",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "this",
+        "to",
+        "was",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "do",
+        "does",
+        "did",
+        "can",
+        "could",
+        "should",
+        "would",
+        "my",
+        "me",
+        "we",
+        "you",
+        "your",
+        "our",
+        "about",
+        "into",
+        "than",
+    ]
 )
 _WORD_RE = re.compile(r"\w+", re.UNICODE)
 
@@ -102,4 +153,6 @@ def score_text(
         n = len(words)
     freq = frequency(hits, n)
     rec = recency(age_days)
-    return Match(relevance(coverage, freq, rec), round(coverage, 4), round(freq, 4), round(rec, 4), hits, excerpt(body, spans))
+    return Match(
+        relevance(coverage, freq, rec), round(coverage, 4), round(freq, 4), round(rec, 4), hits, excerpt(body, spans)
+    )

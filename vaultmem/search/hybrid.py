@@ -168,12 +168,16 @@ def run_search(parts: Retrievers, query: str, filters: Filters, opts: SearchOpti
         if cand.lexical is None and cand.dense is not None:
             chunks = note_chunks(cand.body, str((cand.rec.extra or {}).get("prose") or ""))
             if 0 <= cand.dense.chunk < len(chunks):
-                return best_passage(chunks[cand.dense.chunk].text, terms, parts.fulltext.terms if parts.fulltext else None)
+                return best_passage(
+                    chunks[cand.dense.chunk].text, terms, parts.fulltext.terms if parts.fulltext else None
+                )
         return best_passage(cand.body, terms, parts.fulltext.terms if parts.fulltext else None)
 
     items = [(cand, snippet_for(cand), rel) for cand, rel in zip(chosen, expanded, strict=True)]
 
-    def render(item: tuple[_Candidate, str, dict[str, list[tuple[str, int]]]], snip: int | None, cap: int | None) -> dict[str, Any]:
+    def render(
+        item: tuple[_Candidate, str, dict[str, list[tuple[str, int]]]], snip: int | None, cap: int | None
+    ) -> dict[str, Any]:
         cand, snippet, rel = item
         text = snippet if snip is None else shorten(snippet, snip) if snip > 0 else ""
         result: dict[str, Any] = {

@@ -93,7 +93,9 @@ class App:
         for warning in self.config.warnings:
             notice(f"warning: {warning}")
         ghost = _checked_ghost(self.config, ghost or env.get("VAULTMEM_GHOST") or None)
-        return replace(self, ghost=ghost, notice=notice, progress=progress, after_write=None, _view=True, _held_writes=None)
+        return replace(
+            self, ghost=ghost, notice=notice, progress=progress, after_write=None, _view=True, _held_writes=None
+        )
 
     # --- paths --------------------------------------------------------------------------
 
@@ -174,7 +176,7 @@ class App:
                 self.db.reset_index("ft_hash")  # a new, empty index holds nothing
             self._cache["fulltext"] = ft
             self._cache.setdefault("_closers", []).append(ft.close)
-        return self._cache["fulltext"]  # type: ignore[no-any-return]
+        return self._cache["fulltext"]
 
     def embedding_choice(self) -> Choice:
         if "choice" not in self._cache:
@@ -185,7 +187,7 @@ class App:
                 self._cache["choice"] = Choice(e.backend, e.model, reason="injected", dims=e.dims)
             else:
                 self._cache["choice"] = choose(self.config.embedding_backend, self.config.embedding_model)
-        return self._cache["choice"]  # type: ignore[no-any-return]
+        return self._cache["choice"]
 
     def embedder(self) -> Embedder | None:
         if self.embedder_override is not None:
@@ -194,7 +196,7 @@ class App:
             from vaultmem.index.embedder import load
 
             self._cache["embedder"] = load(self.embedding_choice())
-        return self._cache["embedder"]  # type: ignore[no-any-return]
+        return self._cache["embedder"]
 
     @property
     def chroma_mode(self) -> str:
@@ -234,7 +236,7 @@ class App:
             if "chroma" not in self._cache:
                 self._cache["chroma"] = make_client(self.config.chroma_mode, self.state_dir, self.config.chroma_url)
             self._cache[key] = VectorIndex(self._cache["chroma"], self._vector_vault_key(), fingerprint)
-        return self._cache[key]  # type: ignore[no-any-return]
+        return self._cache[key]
 
     def link_graph(self) -> LinkGraph:
         """The NetworkX graph of resolved links, built once per reconcile generation."""
@@ -245,7 +247,7 @@ class App:
 
             cached = (generation, LinkGraph(self.db.all_edges()))
             self._cache["graph"] = cached
-        return cached[1]  # type: ignore[no-any-return]
+        return cached[1]
 
     def projects(self) -> list[str]:
         """Projects that have notes, cached per catalog generation (every catalog change
@@ -253,7 +255,9 @@ class App:
         generation = self.db.get_meta("edges_generation") or "0"
         cached = self._cache.get("projects")
         if cached is None or cached[0] != generation:
-            rows = self.db.conn.execute("SELECT DISTINCT project FROM files WHERE project IS NOT NULL AND status='note'")
+            rows = self.db.conn.execute(
+                "SELECT DISTINCT project FROM files WHERE project IS NOT NULL AND status='note'"
+            )
             cached = (generation, [r[0] for r in rows])
             self._cache["projects"] = cached
         return list(cached[1])

@@ -14,7 +14,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vaultmem.errors import InvalidInput
-from vaultmem.search.grep import HALF_LIFE_DAYS, W_COVERAGE, W_FREQUENCY, W_RECENCY, keyword_pattern, keywords, score_text
+from vaultmem.search.grep import (
+    HALF_LIFE_DAYS,
+    W_COVERAGE,
+    W_FREQUENCY,
+    W_RECENCY,
+    keyword_pattern,
+    keywords,
+    score_text,
+)
 from vaultmem.services.app import App
 from vaultmem.services.lookup import location_of
 from vaultmem.services.search import SCOPE_ALIASES, parse_date_bound
@@ -47,7 +55,9 @@ def _types(app: App, req: QueryRequest) -> set[str] | None:
     if req.memory_type:
         group = app.config.memory_types.get(req.memory_type)
         if group is None:
-            raise InvalidInput(f"unknown memory type {req.memory_type!r}; this vault defines: {', '.join(sorted(app.config.memory_types))}")
+            raise InvalidInput(
+                f"unknown memory type {req.memory_type!r}; this vault defines: {', '.join(sorted(app.config.memory_types))}"
+            )
         types = (types & set(group)) if types else set(group)
         if not types:
             return set()
@@ -122,7 +132,12 @@ def query(app: App, req: QueryRequest) -> dict[str, Any]:
                 "id": rec.id,
                 "title": rec.title,
                 "scope": rec.scope,
-                "scores": {"coverage": match.coverage, "frequency": match.frequency, "recency": match.recency, "hits": match.hits},
+                "scores": {
+                    "coverage": match.coverage,
+                    "frequency": match.frequency,
+                    "recency": match.recency,
+                    "hits": match.hits,
+                },
             }
         )
     what = f"pattern /{text}/" if req.regex else f"'{text}'"

@@ -103,14 +103,18 @@ class EmbeddingCache:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.conn = sqlite3.connect(path, timeout=30.0)
-        self.conn.execute("CREATE TABLE IF NOT EXISTS vec (fp TEXT, key TEXT, dims INTEGER, data BLOB, PRIMARY KEY (fp, key))")
+        self.conn.execute(
+            "CREATE TABLE IF NOT EXISTS vec (fp TEXT, key TEXT, dims INTEGER, data BLOB, PRIMARY KEY (fp, key))"
+        )
 
     def get_many(self, fp: str, keys: Sequence[str]) -> dict[str, list[float]]:
         out: dict[str, list[float]] = {}
         for start in range(0, len(keys), 500):
             batch = list(keys[start : start + 500])
             marks = ",".join("?" for _ in batch)
-            for key, dims, data in self.conn.execute(f"SELECT key, dims, data FROM vec WHERE fp=? AND key IN ({marks})", (fp, *batch)):
+            for key, dims, data in self.conn.execute(
+                f"SELECT key, dims, data FROM vec WHERE fp=? AND key IN ({marks})", (fp, *batch)
+            ):
                 out[key] = list(struct.unpack(f"{dims}f", data))
         return out
 
@@ -133,7 +137,11 @@ def _bm25_ranking(files: Sequence[RefFile], question: str) -> tuple[list[str], d
     from whoosh.filedb.filestore import RamStorage
 
     analyzer = StemmingAnalyzer()
-    schema = fields.Schema(key=fields.ID(stored=True), title=fields.TEXT(analyzer=analyzer, field_boost=2.0), text=fields.TEXT(analyzer=analyzer))
+    schema = fields.Schema(
+        key=fields.ID(stored=True),
+        title=fields.TEXT(analyzer=analyzer, field_boost=2.0),
+        text=fields.TEXT(analyzer=analyzer),
+    )
     ix = RamStorage().create_index(schema)
     with ix.writer() as w:
         for f in files:
@@ -154,11 +162,17 @@ def _bm25_ranking(files: Sequence[RefFile], question: str) -> tuple[list[str], d
     return ranking, best_chunk, analyzer
 
 
-def _dense_ranking(app: App, embedder: Embedder, files: Sequence[RefFile], question: str) -> tuple[list[str], dict[str, int], dict[str, float]]:
+def _dense_ranking(
+    app: App, embedder: Embedder, files: Sequence[RefFile], question: str
+) -> tuple[list[str], dict[str, int], dict[str, float]]:
     import numpy as np
 
     fp = fingerprint(embedder.backend, embedder.model, embedder.dims, CHUNKER_VERSION)
-    items = [(f, c, f"{f.title} > {c.heading}\n{c.text}" if c.heading else f"{f.title}\n{c.text}") for f in files for c in f.chunks]
+    items = [
+        (f, c, f"{f.title} > {c.heading}\n{c.text}" if c.heading else f"{f.title}\n{c.text}")
+        for f in files
+        for c in f.chunks
+    ]
     keys = [hashlib.sha256(text.encode("utf-8")).hexdigest() for _, _, text in items]
     cache = EmbeddingCache(app.state_dir / "reference" / "embeddings.db")
     try:
@@ -181,7 +195,9 @@ def _dense_ranking(app: App, embedder: Embedder, files: Sequence[RefFile], quest
     return [p for p, _ in ordered], {p: v[1] for p, v in ordered}, {p: 1.0 - v[0] for p, v in ordered}
 
 
-def reference_search(app: App, topic: str, question: str, limit: int | None = None, rrf_k: float | None = None, fresh: bool = False) -> dict[str, Any]:
+def reference_search(
+    app: App, topic: str, question: str, limit: int | None = None, rrf_k: float | None = None, fresh: bool = False
+) -> dict[str, Any]:
     started = time.perf_counter()
     if not topic.strip() or not question.strip():
         raise InvalidInput("reference search needs a TOPIC and a QUESTION")
@@ -230,7 +246,9 @@ def reference_search(app: App, topic: str, question: str, limit: int | None = No
         f = by_path[item.key]
         chunk = f.chunks[best_chunk.get(item.key, 0)] if f.chunks else None
         loc = classify(f.path)
-        snippet = best_passage(chunk.text if chunk else f.text, terms, (lambda t: [x.text for x in analyzer(t)]) if analyzer else None)
+        snippet = best_passage(
+            chunk.text if chunk else f.text, terms, (lambda t: [x.text for x in analyzer(t)]) if analyzer else None
+        )
         results.append(
             {
                 "summary": {

@@ -17,8 +17,8 @@ from vaultmem.search.hybrid import MODES, Retrievers, SearchOptions, run_search
 from vaultmem.services.app import App
 from vaultmem.services.lookup import location_of
 from vaultmem.vault.dates import parse_iso
-from vaultmem.vault.layout import reader_tokens
 from vaultmem.vault.frontmatter import split_document
+from vaultmem.vault.layout import reader_tokens
 from vaultmem.vault.note import looks_binary
 
 SCOPE_ALIASES = {

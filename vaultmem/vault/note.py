@@ -159,7 +159,11 @@ def parse_note(relpath: str, data: bytes) -> ParsedNote | Unreadable:
     else:
         note_id, id_derived = derived_id(relpath), True
     raw_title = front.get("title")
-    title = str(raw_title).strip() if isinstance(raw_title, (str, int, float)) and str(raw_title).strip() else file_stem(relpath)
+    title = (
+        str(raw_title).strip()
+        if isinstance(raw_title, (str, int, float)) and str(raw_title).strip()
+        else file_stem(relpath)
+    )
     raw_type = front.get("type")
     note_type = str(raw_type).strip() if isinstance(raw_type, str) and raw_type.strip() else "note"
     code_free = strip_code(body)
