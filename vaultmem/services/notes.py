@@ -11,7 +11,7 @@ from typing import Any
 from vaultmem.config import validate_ghost_name
 from vaultmem.errors import Conflict, InvalidInput, NotFound
 from vaultmem.index.statedb import NoteRecord
-from vaultmem.models import NoteSummary, WriteResult
+from vaultmem.models import WriteResult
 from vaultmem.services.app import App
 from vaultmem.services.lookup import find_note, location_of, not_found, records_titled
 from vaultmem.vault import store
@@ -415,23 +415,6 @@ def delete_note(app: App, ref: str) -> dict[str, Any]:
 
 
 # --- read -------------------------------------------------------------------------------------
-
-
-def summary_of(rec: NoteRecord, score: float | None = None, snippet: str | None = None) -> NoteSummary:
-    return NoteSummary(
-        id=rec.id or "",
-        title=rec.title or "",
-        type=rec.type or "note",
-        scope=rec.scope or "shared",
-        path=rec.path,
-        owner=rec.owner,
-        project=rec.project,
-        score=score,
-        snippet=snippet,
-        trust_score=rec.trust,
-        created=rec.created,
-        updated=rec.updated,
-    )
 
 
 def _link_summary(rec: NoteRecord) -> dict[str, Any]:
