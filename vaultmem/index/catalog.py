@@ -222,11 +222,23 @@ def carry_derived_ids(
     return out
 
 
-def rebuild_edges(db: StateDB) -> None:
-    records = list(db.notes())
-    resolver = Resolver(NameEntry(r.path, r.id or r.path, r.title or "", r.aliases) for r in records)
-    sources = (LinkSource(r.path, r.links, r.parent) for r in records)
-    db.replace_edges(compute_edges(resolver, sources))
+def names_of(db: StateDB, records: list[NoteRecord]) -> dict[str, tuple[object, ...]]:
+    """What other notes' links resolve against, for the rows of these paths as stored."""
+    rows = db.by_paths(r.path for r in records)
+    return {p: (r.status, r.id, r.title, r.aliases) for p, r in rows.items()}
+
+
+def rebuild_edges(db: StateDB, only: list[NoteRecord] | None = None) -> None:
+    """Resolve links into the edges table: every note's, or only the notes in `only`
+    (enough when no note appeared, vanished, moved or changed its id, title or aliases,
+    since then no other note's links can resolve differently)."""
+    resolver = Resolver(NameEntry(*row) for row in db.names())
+    if only is None:
+        sources = [LinkSource(r.path, r.links, r.parent) for r in db.notes()]
+        db.replace_edges(compute_edges(resolver, sources))
+    else:
+        sources = [LinkSource(r.path, r.links, r.parent) for r in only]
+        db.replace_edges(compute_edges(resolver, sources), sources=[r.path for r in only])
     # Readers holding a graph in memory (the watcher) rebuild it when this changes.
     db.set_meta("edges_generation", str(int(db.get_meta("edges_generation") or "0") + 1))
 
@@ -287,10 +299,13 @@ def catch_up(
     try:
         for entry in touched:
             db.touch(entry.relpath, entry.size, entry.mtime_ns)
+        names_before = names_of(db, records) if not (new_paths or diff.deleted or quiet) else None
         db.upsert(records)
         db.upsert(quiet)
         db.tombstone(diff.deleted)
-        if records or diff.deleted or quiet:
+        if names_before is not None and names_before == names_of(db, records):
+            rebuild_edges(db, only=[r for r in records if r.status == "note"])
+        elif records or diff.deleted or quiet:
             rebuild_edges(db)
         db.set_meta("catalog_signature", signature)
         db.commit()

@@ -227,6 +227,25 @@ class StateDB:
     def records(self, where: str = "1", params: tuple[Any, ...] = ()) -> list[NoteRecord]:
         return [_from_row(r) for r in self.conn.execute(f"SELECT * FROM files WHERE {where}", params)]
 
+    def light_records(self, where: str = "1", params: tuple[Any, ...] = ()) -> list[NoteRecord]:
+        """Rows without their JSON columns (tags, links, problems, …): a scan over every
+        note that needs only access, type and dates skips most of the decoding cost."""
+        columns = (
+            "path", "size", "mtime_ns", "hash", "status", "id", "id_derived", "title", "type", "scope", "owner",
+            "project", "placed", "parent", "created", "updated", "expires", "trust", "confidence", "importance",
+            "version",
+        )  # fmt: skip
+        cur = self.conn.cursor()
+        cur.row_factory = None  # plain tuples: sqlite3.Row lookups by name cost more than the query
+        cur.execute(f"SELECT {', '.join(columns)} FROM files WHERE {where}", params)
+        out = []
+        for row in cur:
+            data = dict(zip(columns, row, strict=True))
+            data["id_derived"] = bool(data["id_derived"])
+            data["placed"] = bool(data["placed"])
+            out.append(NoteRecord(**data))
+        return out
+
     def by_id(self, note_id: str) -> list[NoteRecord]:
         return self.records("status='note' AND id=?", (note_id,))
 
@@ -288,12 +307,21 @@ class StateDB:
 
     # --- edges ------------------------------------------------------------------------
 
-    def replace_edges(self, edges: Iterable[Edge]) -> None:
-        self.conn.execute("DELETE FROM edges")
+    def replace_edges(self, edges: Iterable[Edge], sources: Iterable[str] | None = None) -> None:
+        """Replace every edge, or (with `sources`) only the edges leaving those notes."""
+        if sources is None:
+            self.conn.execute("DELETE FROM edges")
+        else:
+            self.conn.executemany("DELETE FROM edges WHERE src=?", [(p,) for p in sources])
         self.conn.executemany(
             "INSERT INTO edges (src, dst, kind, target, heading, label) VALUES (?, ?, ?, ?, ?, ?)",
             [(e.src, e.dst, e.kind, e.target, e.heading, e.label) for e in edges],
         )
+
+    def names(self) -> list[tuple[str, str, str, tuple[str, ...]]]:
+        """(path, id, title, aliases) of every note: what link targets resolve against."""
+        rows = self.conn.execute("SELECT path, id, title, aliases FROM files WHERE status='note'")
+        return [(p, i or p, t or "", tuple(json.loads(a)) if a != "[]" else ()) for p, i, t, a in rows]
 
     def edges_from(self, path: str) -> list[Edge]:
         return [

@@ -87,9 +87,10 @@ def keywords(query: str) -> list[str]:
 
 
 def keyword_pattern(words: Sequence[str]) -> re.Pattern[str]:
-    """One pattern for all keywords; a keyword matches at a word start (wine → wines)."""
+    """One pattern for all keywords; a keyword matches at a word start (wine → wines).
+    Keywords are whole words (\\w+), so a word boundary marks the start."""
     alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-    return re.compile(rf"(?<!\w)(?:{alternatives})", re.IGNORECASE)
+    return re.compile(rf"\b(?:{alternatives})", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,11 +119,15 @@ def excerpt(text: str, spans: Sequence[tuple[int, int]], limit: int = EXCERPT_CH
     """At most `limit` characters of `text` around the densest cluster of matches."""
     if not spans:
         return text[:limit].strip()
-    best_start, best_count = spans[0][0], 0
-    for start, _ in spans:
-        count = sum(1 for s, _ in spans if start <= s < start + limit // 2)
-        if count > best_count:
-            best_start, best_count = start, count
+    # The window of limit/2 characters holding the most match starts (two pointers: linear
+    # even for a note that repeats a keyword thousands of times).
+    starts = [s for s, _ in spans]
+    best_start, best_count, lo = starts[0], 0, 0
+    for hi, start in enumerate(starts):
+        while start - starts[lo] >= limit // 2:
+            lo += 1
+        if hi - lo + 1 > best_count:
+            best_start, best_count = starts[lo], hi - lo + 1
     begin = max(0, best_start - limit // 4)
     line_start = text.rfind("\n", 0, best_start)
     if line_start >= begin:
@@ -135,9 +140,16 @@ def excerpt(text: str, spans: Sequence[tuple[int, int]], limit: int = EXCERPT_CH
 
 
 def score_text(
-    title: str, body: str, pattern: re.Pattern[str], words: Sequence[str] | None, age_days: float
+    title: str,
+    body: str,
+    pattern: re.Pattern[str],
+    words: Sequence[str] | None,
+    age_days: float,
+    with_excerpt: bool = True,
 ) -> Match | None:
-    """Score one note. `words` None means regex mode (`pattern` is the user's regex)."""
+    """Score one note. `words` None means regex mode (`pattern` is the user's regex).
+    `with_excerpt=False` leaves the excerpt empty: a caller that scores every note only
+    needs excerpts of the few it returns (see `match_excerpt`)."""
     spans = [(m.start(), m.end()) for m in pattern.finditer(body) if m.end() > m.start()]
     title_hits = [m.group(0).lower() for m in pattern.finditer(title) if m.end() > m.start()]
     hits = len(spans) + len(title_hits)
@@ -153,6 +165,9 @@ def score_text(
         n = len(words)
     freq = frequency(hits, n)
     rec = recency(age_days)
-    return Match(
-        relevance(coverage, freq, rec), round(coverage, 4), round(freq, 4), round(rec, 4), hits, excerpt(body, spans)
-    )
+    text = excerpt(body, spans) if with_excerpt else ""
+    return Match(relevance(coverage, freq, rec), round(coverage, 4), round(freq, 4), round(rec, 4), hits, text)
+
+
+def match_excerpt(body: str, pattern: re.Pattern[str], limit: int = EXCERPT_CHARS) -> str:
+    return excerpt(body, [(m.start(), m.end()) for m in pattern.finditer(body) if m.end() > m.start()], limit)

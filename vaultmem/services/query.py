@@ -7,6 +7,7 @@ formula in search/grep.py. `total_searched` counts only notes the caller may see
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections.abc import Sequence
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vaultmem.errors import InvalidInput
+from vaultmem.search.filters import SCOPE_ALIASES, parse_date_bound
 from vaultmem.search.grep import (
     HALF_LIFE_DAYS,
     W_COVERAGE,
@@ -21,11 +23,11 @@ from vaultmem.search.grep import (
     W_RECENCY,
     keyword_pattern,
     keywords,
+    match_excerpt,
     score_text,
 )
 from vaultmem.services.app import App
 from vaultmem.services.lookup import location_of
-from vaultmem.services.search import SCOPE_ALIASES, parse_date_bound
 from vaultmem.vault.dates import to_epoch
 from vaultmem.vault.frontmatter import split_document
 from vaultmem.vault.note import ParsedNote, parse_note
@@ -94,7 +96,13 @@ def query(app: App, req: QueryRequest) -> dict[str, Any]:
     now = time.time()
     searched = 0
     found: list[tuple[float, str, Any, Any]] = []
-    for rec in app.db.records("status='note' ORDER BY path"):
+    # A bytes pattern rejects files that cannot match before any decoding (ASCII keywords
+    # only: bytes regexes fold ASCII case alone).
+    quick = None
+    if words is not None and all(w.isascii() for w in words):
+        quick = re.compile(pattern.pattern.encode("ascii"), re.IGNORECASE)
+    root = str(app.root)
+    for rec in app.db.light_records("status='note' ORDER BY path"):
         if not app.can_read(location_of(rec)):
             continue
         if scopes and rec.scope not in scopes:
@@ -108,12 +116,14 @@ def query(app: App, req: QueryRequest) -> dict[str, Any]:
             continue
         searched += 1
         try:
-            with open(app.root / rec.path, "rb") as fh:
+            with open(os.path.join(root, rec.path), "rb") as fh:
                 raw = fh.read()
         except OSError:
             continue
+        if quick is not None and quick.search(raw) is None and not pattern.search(rec.title or ""):
+            continue
         body = split_document(raw.decode("utf-8", errors="replace")).body
-        match = score_text(rec.title or "", body, pattern, words, (now - changed) / 86400.0)
+        match = score_text(rec.title or "", body, pattern, words, (now - changed) / 86400.0, with_excerpt=False)
         if match is not None and match.relevance >= req.min_relevance:
             found.append((match.relevance, rec.path, rec, match))
     found.sort(key=lambda item: (-item[0], item[1]))
@@ -122,12 +132,13 @@ def query(app: App, req: QueryRequest) -> dict[str, Any]:
         with open(app.root / path, "rb") as fh:
             parsed = parse_note(path, fh.read())
         metadata = dict(parsed.front_matter) if isinstance(parsed, ParsedNote) else {}
+        body = parsed.body if isinstance(parsed, ParsedNote) else ""
         matches.append(
             {
                 "path": path,
                 "relevance": match.relevance,
                 "type": rec.type,
-                "excerpt": match.excerpt,
+                "excerpt": match_excerpt(body, pattern),
                 "metadata": metadata,
                 "id": rec.id,
                 "title": rec.title,

@@ -3,39 +3,23 @@ the hybrid engine (search/hybrid.py) over this vault's parts."""
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Any
 
 from vaultmem.errors import InvalidInput
 from vaultmem.index.documents import Filters
 from vaultmem.index.statedb import NoteRecord
+from vaultmem.search.filters import SCOPE_ALIASES, parse_date_bound
 from vaultmem.search.hybrid import MODES, Retrievers, SearchOptions, run_search
 from vaultmem.services.app import App
 from vaultmem.services.lookup import location_of
-from vaultmem.vault.dates import parse_iso
 from vaultmem.vault.frontmatter import split_document
 from vaultmem.vault.layout import reader_tokens
 from vaultmem.vault.note import looks_binary
 
-SCOPE_ALIASES = {
-    "all": None,
-    "shared": ("shared",),
-    "shared_only": ("shared",),
-    "private": ("private",),
-    "private_only": ("private",),
-    "project": ("project",),
-    "projects": ("project",),
-    "projects_only": ("project",),
-    "diary": ("diary",),
-    "diary_only": ("diary",),
-    "inbox": ("inbox",),
-}
 MAX_LIMIT = 200
-_DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,17 +55,6 @@ class SearchRequest:
     include_links_out: bool = True
     budget_tokens: int | None = None
     explain: bool = False
-
-
-def parse_date_bound(value: str | None, name: str, end_of_day: bool) -> int | None:
-    if value is None or not value.strip():
-        return None
-    moment = parse_iso(value)
-    if moment is None:
-        raise InvalidInput(f"--{name} must be an ISO-8601 date like 2026-11-21 or 2026-11-21T10:00:00Z, not {value!r}")
-    if end_of_day and _DATE_ONLY.match(value.strip()):
-        moment = moment + timedelta(days=1) - timedelta(seconds=1)
-    return int(moment.timestamp())
 
 
 def _unit(name: str, value: float | None) -> float | None:
