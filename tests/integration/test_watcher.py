@@ -269,6 +269,21 @@ def test_deleted_file_is_gone_within_2s(live: Watcher) -> None:
     assert vm(vault, "get", "shared/doomed.md").returncode == 3
 
 
+def test_edited_file_loses_its_old_words(live: Watcher) -> None:
+    """The long-lived searcher sees edits and deletions in segments it had open."""
+    vault = live.vault
+    path = vault / "shared" / "edited.md"
+    path.write_text("# Edited\n\nThe ocelotold note about capybarashared.\n")
+    wait_until(lambda: search_paths(vault, "ocelotold") == ["shared/edited.md"], timeout=BUDGET_S)
+    for n in range(3):  # more commits, more segments
+        (vault / "shared" / f"filler-{n}.md").write_text(f"# Filler {n}\n\nAbout capybarashared.\n")
+        wait_until(lambda n=n: f"shared/filler-{n}.md" in search_paths(vault, "capybarashared"), timeout=BUDGET_S)
+    path.write_text("# Edited\n\nThe ocelotnew note about capybarashared.\n")
+    wait_until(lambda: search_paths(vault, "ocelotnew") == ["shared/edited.md"], timeout=BUDGET_S)
+    assert search_paths(vault, "ocelotold") == []
+    assert search_paths(vault, "capybarashared").count("shared/edited.md") == 1
+
+
 def test_renamed_folder_keeps_ids(live: Watcher) -> None:
     vault = live.vault
     folder = vault / "shared" / "topic"

@@ -17,16 +17,14 @@ from vaultmem.index.documents import Filters, IndexDoc
 
 SCHEMA_VERSION = "w9"
 
-# Field weights of the BM25F sum; tuned on the tune split of scripts/eval.py.
-# Applied at query time (a weighted sum of per-field BM25 scores), so they can change
-# without reindexing. Tuned on the tune split of scripts/eval.py.
 # Two text fields, each its own BM25 component of the sum: `head` (title, aliases, tags and
 # front-matter prose, combined BM25F-style with the weights in analysis.HEAD_WEIGHTS) and
 # `body`. Two fields instead of five make a query about twice as fast at 10k notes, and
 # scored as well or better on both corpora of scripts/eval.py (Cranfield nDCG@10 0.384
 # against 0.383; Obsidian tune MRR@10 0.651 against 0.645). A word in both head and body
 # scores in both, so the head weighs 1.7 body-only matches: that is the title boost.
-# Applied at query time, so they can change without reindexing.
+# The weights apply at query time (tuned on the tune split of scripts/eval.py), so they
+# can change without reindexing.
 FIELD_BOOSTS = {"head": 0.7, "body": 1.0}
 BM25_B = 0.75
 BM25_K1 = 1.5
@@ -74,7 +72,8 @@ class FullTextIndex:
 
         self.directory = directory
         self._searcher: Any = None
-        self._filters: dict[Filters, Any] = {}
+        self._filters: dict[Filters, Any] = {}  # filter → numpy mask over docnums
+        self._lengths: Any = None  # bm25.SegmentLengths, made on first search
         marker = directory / "VAULTMEM_SCHEMA"
         if directory.exists() and (not marker.exists() or marker.read_text() != SCHEMA_VERSION):
             shutil.rmtree(directory)  # derived state in an old layout: rebuild
@@ -191,39 +190,55 @@ class FullTextIndex:
         if self._searcher is None:
             self._searcher = self.ix.searcher(weighting=scoring.BM25F(B=BM25_B, K1=BM25_K1))
         elif not self._searcher.up_to_date():
-            self._searcher = self._searcher.refresh()
+            # A new searcher, not `refresh()`: whoosh3's refresh reuses the reader of an
+            # unchanged segment together with its old deletion set, so a deleted or
+            # re-indexed note would live on in search (tests/integration/test_bm25_scoring).
+            self._searcher.close()
+            self._searcher = self.ix.searcher(weighting=scoring.BM25F(B=BM25_B, K1=BM25_K1))
             self._filters.clear()
+            if self._lengths is not None:
+                live = {sub.reader().segment().segment_id() for sub, _ in self._searcher.leaf_searchers()}
+                self._lengths.keep_only(live)
         return self._searcher
 
     def _filter_docs(self, searcher: Any, f: Filters) -> Any:
+        """The documents the filters allow, as a boolean mask over docnums."""
+        import numpy as np
+
         # `now` to the minute: a note expiring within the current minute may show for up
         # to 60 s more, and in exchange the filter is computed once a minute, not per query.
         key = replace(f, now=f.now - f.now % 60)
-        docs = self._filters.get(key)
-        if docs is None:
+        mask = self._filters.get(key)
+        if mask is None:
             if len(self._filters) > 64:
                 self._filters.clear()
-            docs = searcher._filter_to_comb(self._filter_query(key))
-            self._filters[key] = docs
-        return docs
+            docs = searcher.docs_for_query(self._filter_query(key))
+            mask = np.zeros(searcher.doc_count_all(), dtype=bool)
+            mask[np.fromiter(docs, dtype=np.int64)] = True
+            self._filters[key] = mask
+        return mask
 
     def search(self, text: str, filters: Filters, limit: int) -> list[LexicalHit]:
-        from whoosh import query as q
+        """BM25F (Whoosh's formula and statistics, scored in bm25.py) over the allowed notes."""
+        from vaultmem.index import bm25
 
         terms = self.terms(text)
         if not terms:
             return []
-        clauses = [q.Term(field, term, boost=boost) for term in terms for field, boost in FIELD_BOOSTS.items()]
         searcher = self._current_searcher()
         allowed = self._filter_docs(searcher, filters)
-        if not allowed:
-            # Whoosh reads an empty filter set as "no filter": nothing may match.
+        if not allowed.any():
             return []
-        results = searcher.search(q.Or(clauses), limit=limit, filter=allowed)
-        return [LexicalHit(hit["path"], i + 1, float(hit.score)) for i, hit in enumerate(results)]
+        if self._lengths is None:
+            self._lengths = bm25.SegmentLengths()
+        scores = bm25.score(searcher, terms, FIELD_BOOSTS, BM25_B, BM25_K1, self._lengths)
+        ranked = bm25.top(scores, allowed, limit)
+        return [
+            LexicalHit(searcher.stored_fields(docnum)["path"], i + 1, value) for i, (docnum, value) in enumerate(ranked)
+        ]
 
     def count(self, filters: Filters) -> int:
-        return len(self._filter_docs(self._current_searcher(), filters))
+        return int(self._filter_docs(self._current_searcher(), filters).sum())
 
     def close(self) -> None:
         if self._searcher is not None:

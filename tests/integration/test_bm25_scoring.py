@@ -1,0 +1,187 @@
+"""vaultmem's array BM25F gives Whoosh's own ranking and scores.
+
+`bm25.score` reads Whoosh's postings and statistics and sums them with numpy; Whoosh's
+searcher, with the same weighting, over an Or of the same boosted terms, is the reference.
+The index is built in several commits, with updates and deletions, so the comparison runs
+over several segments and deleted documents, with and without filters.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vaultmem.index import bm25
+from vaultmem.index.documents import Filters, IndexDoc
+from vaultmem.index.fulltext import BM25_B, BM25_K1, FIELD_BOOSTS, FullTextIndex
+
+NOW = 1_800_000_000
+WORDS = [
+    "boundary",
+    "layer",
+    "transition",
+    "swept",
+    "wing",
+    "heat",
+    "transfer",
+    "hypersonic",
+    "flow",
+    "buckling",
+    "thin",
+    "cylinder",
+    "pressure",
+    "shock",
+    "wave",
+    "supersonic",
+    "nozzle",
+    "vault",
+    "sync",
+    "plugin",
+    "graph",
+    "canvas",
+    "link",
+    "embed",
+    "alias",
+]
+READERS = ("shared", "private:alice", "private:bob")
+
+
+def _doc(i: int, rng: random.Random, version: int = 0) -> IndexDoc:
+    reader = READERS[i % 3]
+    body = " ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 120)))
+    return IndexDoc(
+        path=f"notes/{i:03d}.md",
+        id=f"id{i}",
+        title=" ".join(rng.sample(WORDS, rng.randint(1, 4))) + (f" v{version}" if version else ""),
+        aliases=tuple(rng.sample(WORDS, rng.randint(0, 2))),
+        tags=tuple(rng.sample(("alpha", "beta"), rng.randint(0, 2))),
+        body=body,
+        type="note",
+        scope=reader.split(":")[0],
+        owner=reader.split(":")[1] if ":" in reader else "",
+        project="",
+        reader=reader,
+        created=NOW - i * 86400,
+        updated=NOW,
+        expires=10**12,
+        trust=0.5,
+        confidence=0.5,
+        importance=0.5,
+        hash=f"{i}-{version}",
+        prose=" ".join(rng.sample(WORDS, 3)) if i % 4 == 0 else "",
+    )
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory) -> FullTextIndex:
+    rng = random.Random(7)
+    ft = FullTextIndex(Path(tmp_path_factory.mktemp("whoosh")) / "whoosh")
+    ft.apply([_doc(i, rng) for i in range(150)], [], fresh=True)
+    ft.apply([_doc(i, rng) for i in range(150, 200)], [])
+    ft.apply([_doc(i, rng, version=1) for i in range(0, 200, 9)], [f"notes/{i:03d}.md" for i in range(5, 200, 11)])
+    ft.apply([_doc(i, rng, version=2) for i in range(3, 40, 6)], [])
+    return ft
+
+
+def _whoosh_ranking(ft: FullTextIndex, text: str, f: Filters, limit: int) -> list[tuple[str, float]]:
+    from whoosh import query as q
+    from whoosh.idsets import BitSet
+
+    searcher = ft._current_searcher()
+    mask = ft._filter_docs(searcher, f)
+    allowed = BitSet((int(i) for i in np.flatnonzero(mask)), size=searcher.doc_count_all())
+    clauses = [q.Term(field, term, boost=boost) for term in ft.terms(text) for field, boost in FIELD_BOOSTS.items()]
+    return [(hit["path"], hit.score) for hit in searcher.search(q.Or(clauses), limit=limit, filter=allowed)]
+
+
+QUERIES = [
+    "boundary layer transition",
+    "heat",
+    "Hypersonic flow over a thin cylinder under pressure",
+    "vault sync plugin graph canvas link embed alias",
+    "alpha",
+    "v1",
+    "wing wing wing",
+]
+FILTERS = [
+    Filters(readers=READERS, now=NOW),
+    Filters(readers=("shared",), now=NOW),
+    Filters(readers=("shared", "private:alice"), now=NOW, tags=("alpha",)),
+    Filters(readers=READERS, now=NOW, since=NOW - 60 * 86400),
+]
+
+
+def test_index_has_several_segments_and_deletions(index: FullTextIndex) -> None:
+    searcher = index._current_searcher()
+    assert len(searcher.leaf_searchers()) > 1
+    assert searcher.doc_count_all() > searcher.doc_count()
+
+
+@pytest.mark.parametrize("f", FILTERS, ids=["all", "shared", "alice+tag", "since"])
+@pytest.mark.parametrize("text", QUERIES)
+def test_same_ranking_and_scores_as_whoosh(index: FullTextIndex, text: str, f: Filters) -> None:
+    expected = _whoosh_ranking(index, text, f, 20)
+    got = index.search(text, f, 20)
+    assert expected, "every query of the table matches something"
+    assert [h.path for h in got] == [p for p, _ in expected]
+    assert [h.score for h in got] == pytest.approx([s for _, s in expected], rel=1e-9)
+    assert [h.rank for h in got] == list(range(1, len(got) + 1))
+
+
+def test_empty_filter_matches_nothing(index: FullTextIndex) -> None:
+    f = replace(FILTERS[0], paths=())
+    assert index.search("heat", f, 10) == []
+    assert index.count(f) == 0
+
+
+def test_search_sees_new_segments_and_deletions(tmp_path: Path) -> None:
+    rng = random.Random(3)
+    ft = FullTextIndex(tmp_path / "whoosh")
+    ft.apply([_doc(i, rng) for i in range(30)], [], fresh=True)
+    f = Filters(readers=READERS, now=NOW)
+    first = ft.search("heat transfer", f, 50)
+    assert first
+    gone = first[0].path
+    ft.apply([replace(_doc(99, rng), path="notes/new.md", title="zeppelin heat")], [gone])
+    again = ft.search("heat transfer zeppelin", f, 50)
+    assert gone not in [h.path for h in again]
+    assert again[0].path == "notes/new.md"
+    assert [h.path for h in again] == [p for p, _ in _whoosh_ranking(ft, "heat transfer zeppelin", f, 50)]
+
+
+BM25_TABLE = [
+    # idf, tf, fl, avgfl: the BM25 of Whoosh's scoring.bm25
+    (1.0, 1.0, 10.0, 10.0),
+    (2.5, 3.0, 5.0, 10.0),
+    (0.3, 0.7, 40.0, 12.5),
+    (4.0, 12.0, 100.0, 20.0),
+]
+
+
+@pytest.mark.parametrize(("idf", "tf", "fl", "avgfl"), BM25_TABLE)
+def test_bm25_is_whooshs_formula(idf: float, tf: float, fl: float, avgfl: float) -> None:
+    from whoosh.scoring import bm25 as whoosh_bm25
+
+    got = bm25.bm25(idf, np.array([tf]), np.array([fl]), avgfl, BM25_B, BM25_K1)
+    assert got[0] == pytest.approx(whoosh_bm25(idf, tf, fl, avgfl, BM25_B, BM25_K1), rel=1e-12)
+
+
+TOP_TABLE = [
+    # scores, allowed, limit, expected docnums
+    ([0.0, 1.0, 3.0, 2.0], [True] * 4, 2, [2, 3]),
+    ([0.0, 1.0, 3.0, 2.0], [True, True, False, True], 5, [3, 1]),
+    ([1.0, 1.0, 1.0], [True] * 3, 2, [0, 1]),  # ties: lower docnum first
+    ([0.0, 0.0], [True, True], 3, []),  # no positive score, no match
+    ([5.0, 4.0, 4.0, 4.0, 1.0], [True] * 5, 3, [0, 1, 2]),  # a tie across the cut
+]
+
+
+@pytest.mark.parametrize(("scores", "allowed", "limit", "expected"), TOP_TABLE)
+def test_top(scores: list[float], allowed: list[bool], limit: int, expected: list[int]) -> None:
+    got = bm25.top(np.array(scores), np.array(allowed), limit)
+    assert [d for d, _ in got] == expected
+    assert [s for _, s in got] == [scores[d] for d in expected]
