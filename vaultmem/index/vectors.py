@@ -124,6 +124,7 @@ class VectorIndex:
         self.fingerprint = fingerprint
         self.name = collection_name(vault_key, fingerprint)
         self._prefix = f"{COLLECTION_PREFIX}-{_short(vault_key)}-"
+        self._count: int | None = None  # Chroma's count costs ~3 ms at 30k chunks; writes reset it
         self.collection = client.get_or_create_collection(
             self.name, metadata={"hnsw:space": "cosine", "fingerprint": fingerprint}, embedding_function=None
         )
@@ -139,6 +140,7 @@ class VectorIndex:
         return dropped
 
     def reset(self) -> None:
+        self._count = None
         self.client.delete_collection(self.name)
         self.collection = self.client.get_or_create_collection(
             self.name, metadata={"hnsw:space": "cosine", "fingerprint": self.fingerprint}, embedding_function=None
@@ -146,11 +148,13 @@ class VectorIndex:
 
     def delete_paths(self, paths: Iterable[str]) -> None:
         wanted = list(paths)
+        self._count = None
         for start in range(0, len(wanted), 200):
             batch = wanted[start : start + 200]
             self.collection.delete(where={"path": {"$in": batch}} if len(batch) > 1 else {"path": batch[0]})
 
     def add(self, items: Sequence[tuple[IndexDoc, Chunk, list[float]]]) -> None:
+        self._count = None
         for start in range(0, len(items), 1000):
             batch = items[start : start + 1000]
             self.collection.upsert(
@@ -160,7 +164,11 @@ class VectorIndex:
             )
 
     def count(self) -> int:
-        return int(self.collection.count())
+        # Cached between this object's own writes: while a process holds the indexes it is
+        # their only writer (the watcher, or one command under the writer lock).
+        if self._count is None:
+            self._count = int(self.collection.count())
+        return self._count
 
     def paths(self) -> set[str]:
         out: set[str] = set()
