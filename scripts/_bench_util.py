@@ -146,6 +146,17 @@ def lat(samples: Sequence[float]) -> str:
 # --- machine ----------------------------------------------------------------------------
 
 
+def cpu_model() -> str:
+    """The CPU's model name from /proc/cpuinfo, or what platform knows of it."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def machine() -> dict[str, Any]:
     mem_gb = 0.0
     try:
@@ -154,14 +165,7 @@ def machine() -> dict[str, Any]:
                 mem_gb = int(line.split()[1]) / 1024 / 1024
     except OSError:
         pass
-    cpu = platform.processor() or ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = cpu_model()
     return {
         "cores": os.cpu_count() or 0,
         "cpu": cpu,

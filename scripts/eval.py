@@ -41,6 +41,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _bench_util import cpu_model
 from _corpora import Cranfield, Question, load_cranfield, load_questions, load_vault_notes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -456,17 +457,7 @@ def render_table(report: Report) -> str:
 
 
 def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return (
-        f"{os.cpu_count()} cores ({cpu}), {platform.system()} {platform.release()}, Python {platform.python_version()}"
-    )
+    return f"{os.cpu_count()} cores ({cpu_model()}), {platform.system()} {platform.release()}, Python {platform.python_version()}"
 
 
 def render_section(report: Report, counts: Mapping[str, str], total_seconds: float) -> str:

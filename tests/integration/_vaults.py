@@ -209,3 +209,22 @@ def index_contents(root: Path) -> dict[str, Any]:
             }
     chroma_paths = {str(m["path"]) for col in collections.values() for m in col["metadatas"]}
     return {"whoosh": whoosh, "collections": collections, "chroma": chroma_paths}
+
+
+# The NoteSummary keys of SPEC §6: every search result and graph neighbour carries them.
+SUMMARY_KEYS = frozenset(
+    {
+        "id",
+        "title",
+        "type",
+        "scope",
+        "path",
+        "owner",
+        "project",
+        "score",
+        "snippet",
+        "trust_score",
+        "created",
+        "updated",
+    }
+)

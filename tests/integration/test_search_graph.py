@@ -9,22 +9,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Cli
-from tests.integration._vaults import make_vault, note
-
-SUMMARY_KEYS = {
-    "id",
-    "title",
-    "type",
-    "scope",
-    "path",
-    "owner",
-    "project",
-    "score",
-    "snippet",
-    "trust_score",
-    "created",
-    "updated",
-}
+from tests.integration._vaults import SUMMARY_KEYS, make_vault, note
 
 
 @pytest.fixture(scope="module")

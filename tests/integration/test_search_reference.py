@@ -10,22 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Cli
-from tests.integration._vaults import make_vault, note
-
-NOTE_KEYS = {
-    "id",
-    "title",
-    "type",
-    "scope",
-    "path",
-    "owner",
-    "project",
-    "score",
-    "snippet",
-    "trust_score",
-    "created",
-    "updated",
-}
+from tests.integration._vaults import SUMMARY_KEYS, make_vault, note
 
 
 def _build(root: Path) -> None:
@@ -93,7 +78,7 @@ def test_only_the_chosen_topics_files_ranked_with_its_summary(rcli: Cli) -> None
     scores = [r["summary"]["score"] for r in data["results"]]
     assert scores == sorted(scores, reverse=True)
     for r in data["results"]:
-        assert set(r["summary"]) >= NOTE_KEYS
+        assert set(r["summary"]) >= SUMMARY_KEYS
     assert data["returned"] == len(data["results"]) and data["mode"] == "hybrid"
 
 

@@ -8,10 +8,7 @@ import json
 import pytest
 
 from tests.conftest import Cli
-from tests.integration._vaults import make_vault, note, paths_of
-
-SUMMARY_KEYS = {"id", "title", "type", "scope", "path", "owner", "project", "score", "snippet", "trust_score"}
-SUMMARY_KEYS |= {"created", "updated"}
+from tests.integration._vaults import SUMMARY_KEYS, make_vault, note, paths_of
 
 
 @pytest.fixture(scope="module")

@@ -54,8 +54,7 @@ class SegmentLengths:
 
         import numpy as np
 
-        segment = reader.segment()
-        key = (segment.segment_id() if segment is not None else str(id(reader)), field)
+        key = (self.segment_key(reader), field)
         lengths = self._cache.get(key)
         if lengths is None:
             n = reader.doc_count_all()
@@ -64,8 +63,15 @@ class SegmentLengths:
             self._cache[key] = lengths
         return lengths
 
-    def keep_only(self, segment_ids: set[str]) -> None:
-        self._cache = {k: v for k, v in self._cache.items() if k[0] in segment_ids}
+    @staticmethod
+    def segment_key(reader: Any) -> str:
+        segment = reader.segment()
+        return str(segment.segment_id()) if segment is not None else str(id(reader))
+
+    def keep_only(self, searcher: Any) -> None:
+        """Forget the segments `searcher` no longer has."""
+        live = {self.segment_key(sub.reader()) for sub, _ in searcher.leaf_searchers()}
+        self._cache = {k: v for k, v in self._cache.items() if k[0] in live}
 
 
 def _blocks(matcher: Any) -> Iterator[tuple[Any, Any]]:

@@ -197,8 +197,7 @@ class FullTextIndex:
             self._searcher = self.ix.searcher(weighting=scoring.BM25F(B=BM25_B, K1=BM25_K1))
             self._filters.clear()
             if self._lengths is not None:
-                live = {sub.reader().segment().segment_id() for sub, _ in self._searcher.leaf_searchers()}
-                self._lengths.keep_only(live)
+                self._lengths.keep_only(self._searcher)
         return self._searcher
 
     def _filter_docs(self, searcher: Any, f: Filters) -> Any:
