@@ -17,12 +17,20 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
+@pytest.fixture(scope="session")
+def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """VAULTMEM_CACHE_DIR of every test: the ONNX export of the model (query_encoder.py) is
+    made once per session, here, and never in the home directory."""
+    return tmp_path_factory.mktemp("vaultmem-cache")
+
+
 @pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+def _clean_env(monkeypatch: pytest.MonkeyPatch, model_cache: Path) -> None:
     """Tests never inherit a vault, ghost, colour or Chroma setting from the machine."""
     for name in list(os.environ):
         if name.startswith("VAULTMEM_"):
             monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("VAULTMEM_CACHE_DIR", str(model_cache))
     for name in ("NO_COLOR", "FORCE_COLOR"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("COLUMNS", "100")

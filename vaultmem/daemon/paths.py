@@ -7,7 +7,6 @@ the vault path, and watcher.json records where.
 
 from __future__ import annotations
 
-import json
 import os
 
 CONFIG_NAME = "vaultmem.toml"  # = vaultmem.config.CONFIG_NAME (tests hold them equal)
@@ -42,6 +41,8 @@ def bind_path(root: str) -> str:
 
 
 def read_status(root: str) -> dict[str, object] | None:
+    import json  # not at the top: the forwarding client never needs it (~4 ms)
+
     try:
         with open(state_file(root, STATUS_NAME), encoding="utf-8") as fh:
             data = json.load(fh)

@@ -260,7 +260,7 @@ class Watcher:
             with contextlib.suppress(ImportError):
                 importlib.import_module(name)
         app = self.app
-        app.fulltext()
+        app.fulltext().warm()
         fingerprint = app.db.get_meta("vector_fingerprint")
         if app.embedding_choice().enabled and fingerprint is not None:
             try:

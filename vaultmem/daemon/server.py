@@ -135,8 +135,9 @@ class RequestServer:
     def _serve(self, conn: socket.socket) -> None:
         with conn:
             try:
+                framed = False
                 try:
-                    reply = self._answer(conn)
+                    reply, framed = self._answer(conn)
                 except OSError:
                     raise
                 except Exception as exc:
@@ -144,23 +145,37 @@ class RequestServer:
                     # is logged and answered, and the watcher goes on serving.
                     log.exception("request failed")
                     reply = error_reply("internal", f"{type(exc).__name__}: {exc}")
-                conn.sendall(json.dumps(reply, ensure_ascii=False).encode("utf-8") + b"\n")
+                conn.sendall(frame(reply) if framed and "exit_code" in reply else encode_reply(reply))
             except OSError:
                 pass  # the client went away; nothing to tell it
 
-    def _answer(self, conn: socket.socket) -> dict[str, Any]:
+    def _answer(self, conn: socket.socket) -> tuple[dict[str, Any], bool]:
+        """(the reply, whether the client asked for a framed reply)."""
         if not same_user(conn):
-            return error_reply("forbidden", "this watcher serves its own user only")
+            return error_reply("forbidden", "this watcher serves its own user only"), False
         try:
             request = parse_request(read_line(conn))
             outcome = self.dispatch(request)
         except BadRequest as exc:
-            return error_reply("invalid_request", str(exc))
+            return error_reply("invalid_request", str(exc)), False
+        framed = request.get("reply") == "frame"
         if isinstance(outcome, Pending):
             while not outcome.wait(KEEPALIVE_S):
                 conn.sendall(b" ")
-            return outcome.reply
-        return outcome
+            return outcome.reply, framed
+        return outcome, framed
+
+
+def encode_reply(reply: dict[str, Any]) -> bytes:
+    return json.dumps(reply, ensure_ascii=False).encode("utf-8") + b"\n"
+
+
+def frame(reply: dict[str, Any]) -> bytes:
+    """A command's output as client.py reads it without a JSON parser (see its docstring)."""
+    out = str(reply.get("stdout", "")).encode("utf-8", errors="replace")
+    err = str(reply.get("stderr", "")).encode("utf-8", errors="replace")
+    head = f"VMF1 {int(reply['exit_code'])} {len(out)} {len(err)}\n".encode("ascii")
+    return head + out + err
 
 
 def read_line(conn: socket.socket) -> bytes:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from typing import Any
 
 from whoosh import fields
@@ -35,6 +35,12 @@ def analyze(text: str) -> Iterator[str]:
         word = m.group(0)
         if len(word) >= 2 and word not in _STOP:
             yield _stem(word)
+
+
+def term_map(words: Iterable[str]) -> dict[str, str]:
+    """Each of `words` (lower-cased tokens) that `analyze` keeps -> its term."""
+    kept = {w for w in words if len(w) >= 2} - _STOP
+    return dict(zip(kept, map(_stem, kept), strict=True))
 
 
 class FastText(fields.TEXT):

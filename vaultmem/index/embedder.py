@@ -107,29 +107,58 @@ def _load_sentence_transformer(path: str) -> Any:
     return SentenceTransformer(path, device="cpu")
 
 
+# Up to this many texts are a query (or two), embedded through the ONNX query encoder.
+QUERY_TEXTS_MAX = 4
+
+
+@functools.cache
+def _query_encoder(path: str) -> Any:
+    from vaultmem.index.query_encoder import open_encoder
+
+    return open_encoder(Path(path), lambda: _load_sentence_transformer(path))
+
+
 class SentenceTransformerEmbedder:
     backend = "sentence-transformers"
 
-    def __init__(self, path: str, model: str, batch_size: int = 32) -> None:
+    def __init__(self, path: str, model: str, batch_size: int = 32, dims: int | None = None) -> None:
         self.path = path
         self.model = model
         self.batch_size = batch_size
-        self._st = _load_sentence_transformer(path)
-        getter = getattr(self._st, "get_embedding_dimension", None) or self._st.get_sentence_embedding_dimension
-        self.dims = int(getter())
+        self._st: Any = None
+        if dims is None:
+            st = self._model()
+            getter = getattr(st, "get_embedding_dimension", None) or st.get_sentence_embedding_dimension
+            dims = int(getter())
+        self.dims = dims
+
+    def _model(self) -> Any:
+        # Loaded on first use: a process that only embeds queries may never need torch.
+        if self._st is None:
+            self._st = _load_sentence_transformer(self.path)
+        return self._st
+
+    def query_encoder(self) -> Any:
+        """The ONNX encoder of this model (query_encoder.py), or None; tried once per process."""
+        return _query_encoder(self.path) if Path(self.path, "tokenizer.json").exists() else None
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
+        if len(texts) <= QUERY_TEXTS_MAX:
+            encoder = self.query_encoder()
+            if encoder is not None:
+                return list(encoder.embed(texts))
         import torch
 
+        st = self._model()
         # A query or two: one thread. Splitting a tiny matrix across cores buys nothing and
         # contends badly when the machine is busy (measured 17-28 ms against 137-489 ms per
         # query under load); batches of chunks use every core.
-        threads = 1 if len(texts) <= 4 else max(1, os.cpu_count() or 1)
+        threads = 1 if len(texts) <= QUERY_TEXTS_MAX else max(1, os.cpu_count() or 1)
         if torch.get_num_threads() != threads:
             torch.set_num_threads(threads)
-        vectors = self._st.encode(
+        vectors = st.encode(
             list(texts),
             batch_size=self.batch_size,
             normalize_embeddings=True,
@@ -157,7 +186,7 @@ class OnnxEmbedder:
 
 def load(choice: Choice) -> Embedder | None:
     if choice.backend == "sentence-transformers":
-        return SentenceTransformerEmbedder(choice.path or choice.model, choice.model)
+        return SentenceTransformerEmbedder(choice.path or choice.model, choice.model, dims=choice.dims)
     if choice.backend == "onnx":
         return OnnxEmbedder()
     return None

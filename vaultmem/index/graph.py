@@ -20,6 +20,9 @@ class LinkGraph:
         import networkx as nx
 
         self.g: Any = nx.MultiDiGraph()
+        # A LinkGraph is never changed once built (a new one comes with every reconcile
+        # generation), so each node's neighbours are looked up in NetworkX once.
+        self._steps: dict[tuple[str, str], list[str]] = {}
         for e in edges:
             if e.dst is None:
                 node = f"dangling:{e.target.strip().lower()}"
@@ -29,6 +32,13 @@ class LinkGraph:
                 self.g.add_edge(e.src, e.dst, kind=e.kind)
 
     def _step(self, path: str, relation: str) -> list[str]:
+        key = (path, relation)
+        found = self._steps.get(key)
+        if found is None:
+            found = self._steps[key] = self._neighbours(path, relation)
+        return found
+
+    def _neighbours(self, path: str, relation: str) -> list[str]:
         if path not in self.g:
             return []
         if relation == "parents":

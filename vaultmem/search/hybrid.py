@@ -8,23 +8,25 @@ note the caller may not see is never a candidate, a neighbour, a snippet or a co
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar, cast
 
 from vaultmem.index.chunking import note_chunks
 from vaultmem.index.documents import Filters
 from vaultmem.index.fulltext import FullTextIndex
 from vaultmem.index.graph import LinkGraph
 from vaultmem.index.statedb import NoteRecord, StateDB
-from vaultmem.index.vectors import DenseHit, VectorIndex
+from vaultmem.index.vectors import DenseHit, Nearest, NoteLookup, VectorIndex
 from vaultmem.models import NoteSummary
 from vaultmem.search.budget import ESTIMATE, pack
 from vaultmem.search.fusion import Scored, apply_trust, rrf
 from vaultmem.search.text import SNIPPET_CHARS, NearDuplicates, best_passage, shorten
 
 MODES = ("hybrid", "bm25", "vector")
+T = TypeVar("T")
 CANDIDATES_MIN = 50
 
 
@@ -52,6 +54,7 @@ class Retrievers:
     fulltext: FullTextIndex | None
     vectors: VectorIndex | None
     embed_query: Callable[[str], list[float]] | None
+    notes: NoteLookup | None  # lets dense search filter on the state db's rows (vectors.py)
     graph: Callable[[], LinkGraph]
     read_body: Callable[[NoteRecord], str | None]
     visible: Callable[[NoteRecord], bool]
@@ -65,6 +68,29 @@ class _Candidate:
     lexical: Any = None
     dense: DenseHit | None = None
     duplicates: list[str] = field(default_factory=list)
+
+
+class Background(Generic[T]):
+    """A call on a thread of its own; `result()` joins it and returns or raises what it did."""
+
+    def __init__(self, call: Callable[[], T]) -> None:
+        self._call = call
+        self._value: T | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="vaultmem-dense", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._value = self._call()
+        except BaseException as exc:  # handed to the caller of result()
+            self._error = exc
+
+    def result(self) -> T:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return cast(T, self._value)
 
 
 def summary_of(rec: NoteRecord, score: float | None = None, snippet: str | None = None) -> NoteSummary:
@@ -97,14 +123,41 @@ def run_search(parts: Retrievers, query: str, filters: Filters, opts: SearchOpti
     lexical: dict[str, Any] = {}
     dense: dict[str, DenseHit] = {}
     terms: list[str] = []
+    nearest: Background[Nearest] | None = None
+    if mode in ("hybrid", "vector") and parts.vectors is not None and parts.embed_query is not None:
+        vectors, embed_query = parts.vectors, parts.embed_query
+        # Embedding the query and Chroma's search release the GIL: they run beside BM25.
+        nearest = Background(lambda: vectors.nearest(embed_query(query), depth, parts.notes is not None))
     if mode in ("hybrid", "bm25") and parts.fulltext is not None:
         terms = parts.fulltext.terms(query)
         hits = parts.fulltext.search(query, filters, depth)
         lexical = {h.path: h for h in hits}
         rankings["bm25"] = [h.path for h in hits]
-    if mode in ("hybrid", "vector") and parts.vectors is not None and parts.embed_query is not None:
-        vector = parts.embed_query(query)
-        dhits = parts.vectors.search(vector, filters, depth)
+    analyzer = parts.fulltext.term_map if parts.fulltext else None
+    bodies: dict[str, str | None] = {}
+    lexical_snippets: dict[str, str] = {}
+    twins = NearDuplicates(opts.dedupe_threshold)
+
+    def body_of(rec: NoteRecord) -> str | None:
+        if rec.path not in bodies:
+            bodies[rec.path] = parts.read_body(rec)
+        return bodies[rec.path]
+
+    if nearest is not None and lexical:
+        # While the dense search runs, do for the best lexical hits what the fusion below
+        # would do if they make the cut (most do): their rows, bodies, near-duplicate
+        # signatures and snippets. Only notes the caller may see: the filters already
+        # held for these hits, and `visible` is checked again.
+        ahead = list(lexical)[: opts.limit]
+        for path, rec in parts.db.by_paths(ahead).items():
+            if rec.status != "note" or not parts.visible(rec):
+                continue
+            body = body_of(rec)
+            if body is not None:
+                twins.prepare(path, body)
+                lexical_snippets[path] = best_passage(body, terms, analyzer)
+    if nearest is not None and parts.vectors is not None:
+        dhits = parts.vectors.pick(nearest.result(), filters, depth, parts.notes)
         dense = {h.path: h for h in dhits}
         rankings["vector"] = [h.path for h in dhits]
     weights = {"bm25": opts.bm25_weight, "vector": opts.embedding_weight}
@@ -117,7 +170,6 @@ def run_search(parts: Retrievers, query: str, filters: Filters, opts: SearchOpti
 
     # Read bodies in rank order only until `limit` distinct results are found: a body that
     # nearly repeats a better-ranked one collapses into it.
-    twins = NearDuplicates(opts.dedupe_threshold)
     chosen: list[_Candidate] = []
     by_path: dict[str, _Candidate] = {}
     dropped: dict[str, str] = {}
@@ -125,7 +177,7 @@ def run_search(parts: Retrievers, query: str, filters: Filters, opts: SearchOpti
         if len(chosen) >= opts.limit:
             break
         rec = records[s.key]
-        body = parts.read_body(rec)
+        body = body_of(rec)
         if body is None:
             continue
         twin = twins.first_twin(rec.path, body)
@@ -165,13 +217,13 @@ def run_search(parts: Retrievers, query: str, filters: Filters, opts: SearchOpti
         expanded.append(rel)
 
     def snippet_for(cand: _Candidate) -> str:
+        if cand.lexical is not None and cand.rec.path in lexical_snippets:
+            return lexical_snippets[cand.rec.path]
         if cand.lexical is None and cand.dense is not None:
             chunks = note_chunks(cand.body, str((cand.rec.extra or {}).get("prose") or ""))
             if 0 <= cand.dense.chunk < len(chunks):
-                return best_passage(
-                    chunks[cand.dense.chunk].text, terms, parts.fulltext.terms if parts.fulltext else None
-                )
-        return best_passage(cand.body, terms, parts.fulltext.terms if parts.fulltext else None)
+                return best_passage(chunks[cand.dense.chunk].text, terms, analyzer)
+        return best_passage(cand.body, terms, analyzer)
 
     items = [(cand, snippet_for(cand), rel) for cand, rel in zip(chosen, expanded, strict=True)]
 

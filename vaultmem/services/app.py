@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from vaultmem.config import STATE_DIR, VaultConfig, find_vault, load_config, validate_ghost_name
 from vaultmem.errors import InvalidInput
-from vaultmem.index.statedb import StateDB
+from vaultmem.index.statedb import RECORD_CACHE_MAX, NoteRecord, StateDB
 from vaultmem.vault.layout import Location, can_read, can_write
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from vaultmem.index.engine import Indexer
     from vaultmem.index.fulltext import FullTextIndex
     from vaultmem.index.graph import LinkGraph
-    from vaultmem.index.vectors import VectorIndex
+    from vaultmem.index.vectors import NoteLookup, VectorIndex
 
 # Hooks the CLI passes in so services can report progress and warnings without knowing
 # about terminals: (message) for notices, (label, done, total) for progress.
@@ -248,6 +248,51 @@ class App:
             cached = (generation, LinkGraph(self.db.all_edges()))
             self._cache["graph"] = cached
         return cached[1]
+
+    def note_lookup(self) -> NoteLookup:
+        """For dense search: a chunk id's owner key -> the note's filter metadata, read from
+        the state db (see VectorIndex.search). The key -> path map is rebuilt after any
+        change to the db; a record's metadata is kept while the db returns the same record."""
+        from vaultmem.index.documents import doc_for
+        from vaultmem.index.vectors import note_metadata, owner_key
+
+        db = self.db
+        key = db.change_key()
+        cached = self._cache.get("note_owners")
+        if cached is None or cached[0] != key:
+            paths = {r[0] for r in db.conn.execute("SELECT path FROM files WHERE status='note'")}
+            if cached is None:
+                owners = {owner_key(p): p for p in paths}
+            else:
+                # After a reconcile only the notes that came or went are hashed again
+                # (hashing every path costs ~20 ms at 10k notes).
+                _, owners, before = cached
+                for path in before - paths:
+                    owners.pop(owner_key(path), None)
+                for path in paths - before:
+                    owners[owner_key(path)] = path
+            cached = (key, owners, paths)
+            self._cache["note_owners"] = cached
+        owners = cached[1]
+        metas: dict[str, tuple[NoteRecord, dict[str, Any]]] = self._cache.setdefault("note_metas", {})
+
+        def lookup(keys: set[str]) -> dict[str, dict[str, Any]]:
+            wanted = {k: owners[k] for k in keys if k in owners}
+            records = db.by_paths(wanted.values())
+            out: dict[str, dict[str, Any]] = {}
+            for k, path in wanted.items():
+                rec = records.get(path)
+                if rec is None or rec.status != "note":
+                    continue
+                seen = metas.get(path)
+                if seen is None or seen[0] is not rec:
+                    if len(metas) > RECORD_CACHE_MAX:
+                        metas.clear()
+                    seen = metas[path] = (rec, note_metadata(doc_for(rec, "")))
+                out[k] = seen[1]
+            return out
+
+        return lookup
 
     def projects(self) -> list[str]:
         """Projects that have notes, cached per catalog generation (every catalog change

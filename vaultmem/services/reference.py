@@ -13,7 +13,7 @@ import hashlib
 import sqlite3
 import struct
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,6 +69,20 @@ def topic_files(app: App, patterns: Sequence[str]) -> list[str]:
             if len(found) >= MAX_FILES:
                 return list(found)
     return list(found)
+
+
+def _term_map(analyzer: Any) -> Callable[[Iterable[str]], dict[str, str]]:
+    """best_passage's word -> term map, from a Whoosh analyzer."""
+
+    def term_map(words: Iterable[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for word in words:
+            terms = [t.text for t in analyzer(word)]
+            if len(terms) == 1:
+                out[word] = terms[0]
+        return out
+
+    return term_map
 
 
 def _real_file_readable(app: App, path: Path) -> bool:
@@ -246,9 +260,7 @@ def reference_search(
         f = by_path[item.key]
         chunk = f.chunks[best_chunk.get(item.key, 0)] if f.chunks else None
         loc = classify(f.path)
-        snippet = best_passage(
-            chunk.text if chunk else f.text, terms, (lambda t: [x.text for x in analyzer(t)]) if analyzer else None
-        )
+        snippet = best_passage(chunk.text if chunk else f.text, terms, _term_map(analyzer) if analyzer else None)
         results.append(
             {
                 "summary": {

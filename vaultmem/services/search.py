@@ -176,6 +176,7 @@ def retrievers(app: App, mode: str, warnings: list[str]) -> tuple[Retrievers, st
         fulltext=app.fulltext() if mode in ("hybrid", "bm25") else None,
         vectors=vectors,
         embed_query=embed_query,
+        notes=app.note_lookup() if vectors is not None else None,
         graph=app.link_graph,
         read_body=lambda rec: read_body(app, rec),
         visible=lambda rec: app.can_read(location_of(rec)),

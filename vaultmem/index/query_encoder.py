@@ -1,0 +1,178 @@
+"""The bundled all-MiniLM-L6-v2 for a query or two, through onnxruntime instead of torch.
+
+A search embeds one short query. Through sentence-transformers that costs ~14 ms on this
+project's 2-core machines, mostly PyTorch's per-operator overhead; the same weights run by
+onnxruntime take ~4.5 ms, and a process that only searches never imports torch at all
+(seconds of a cold `search`). Batches of chunks while indexing stay on sentence-transformers.
+
+The ONNX graph is exported from the loaded sentence-transformers model once per model and
+kept in the user's cache directory (`$VAULTMEM_CACHE_DIR`, else `$XDG_CACHE_HOME/vaultmem`,
+else `~/.cache/vaultmem`). An export is kept only if it reproduces the model's own vectors
+(max abs difference 1e-4 on probe texts; measured ~1e-7), so a query vector means the same as
+the document vectors it is compared with and the index fingerprint does not change. When
+anything is missing (the `onnx` package for the export, onnxruntime, a writable cache) the
+caller keeps using sentence-transformers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+import warnings
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("vaultmem.embedder")
+
+EXPORT_VERSION = "1"  # bump when the exported graph or its inputs change
+INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+PROBES = (
+    "database migration plan",
+    "Wikilinks: [[Note]] and #tags, ünïcödé, 日本語のテキスト, emoji 🚀",
+    "a long passage " * 200,  # longer than max_seq_length: truncation must agree
+)
+MAX_DIFF = 1e-4
+
+
+def cache_dir() -> Path:
+    explicit = os.environ.get("VAULTMEM_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "vaultmem"
+
+
+def max_seq_length(model_dir: Path) -> int:
+    try:
+        data = json.loads((model_dir / "sentence_bert_config.json").read_text(encoding="utf-8"))
+        return int(data["max_seq_length"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return 256
+
+
+def onnx_path(model_dir: Path) -> Path:
+    """Where the export of the model in `model_dir` lives: named after its files' sizes and
+    times, so a reinstalled or different model never meets an old export."""
+    parts = [EXPORT_VERSION, str(model_dir.resolve()), str(max_seq_length(model_dir))]
+    for name in ("config.json", "model.safetensors", "pytorch_model.bin", "tokenizer.json"):
+        try:
+            st = (model_dir / name).stat()
+        except OSError:
+            continue
+        parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
+    digest = hashlib.sha1("\n".join(parts).encode("utf-8")).hexdigest()[:16]
+    return cache_dir() / "onnx" / f"{model_dir.name}-{digest}.onnx"
+
+
+class QueryEncoder:
+    """Tokenizer (the model's own tokenizer.json) + ONNX BERT + mean pooling + L2 norm: what
+    the sentence-transformers pipeline of all-MiniLM-L6-v2 computes."""
+
+    def __init__(self, model_file: Path, model_dir: Path) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        self._tokenizer.enable_truncation(max_seq_length(model_dir))
+        self._tokenizer.enable_padding()
+        options = ort.SessionOptions()
+        # One thread: a query is a tiny matrix, and no worker pool spins between requests
+        # (the watcher's idle CPU stays at zero).
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        self._session = ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        import numpy as np
+
+        encodings = self._tokenizer.encode_batch(list(texts))
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        types = np.array([e.type_ids for e in encodings], dtype=np.int64)
+        (hidden,) = self._session.run(None, dict(zip(INPUTS, (ids, mask, types), strict=True)))
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return [row.tolist() for row in pooled / np.clip(norms, 1e-12, None)]
+
+
+def export(st_model: Any, target: Path) -> None:
+    """Write the ONNX graph of a loaded sentence-transformers BERT to `target`, atomically."""
+    import torch
+
+    bert = st_model[0].auto_model.eval()
+
+    class Hidden(torch.nn.Module):
+        def __init__(self, model: Any) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            out = self.model(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)
+            return out.last_hidden_state
+
+    sample = st_model.tokenizer(["warm up"], return_tensors="pt")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".export-", suffix=".onnx", dir=target.parent)
+    os.close(fd)
+    try:
+        with warnings.catch_warnings(), torch.inference_mode():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(
+                Hidden(bert),
+                tuple(sample[k] for k in INPUTS),
+                tmp,
+                input_names=list(INPUTS),
+                output_names=["last_hidden_state"],
+                dynamic_axes={name: {0: "batch", 1: "tokens"} for name in (*INPUTS, "last_hidden_state")},
+                opset_version=17,
+                dynamo=False,
+            )
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def agrees(encoder: QueryEncoder, reference: Callable[[list[str]], Any]) -> float:
+    """The largest difference between the encoder's vectors and the model's own on PROBES."""
+    import numpy as np
+
+    ours = np.array(encoder.embed(list(PROBES)), dtype=np.float32)
+    theirs = np.array(reference(list(PROBES)), dtype=np.float32)
+    return float(np.abs(ours - theirs).max())
+
+
+def open_encoder(model_dir: Path, load_model: Callable[[], Any]) -> QueryEncoder | None:
+    """The encoder for the model in `model_dir`, exporting it first if there is no export
+    yet (which loads the model through `load_model`); None when that cannot be done."""
+    target = onnx_path(model_dir)
+    if target.exists():
+        try:
+            return QueryEncoder(target, model_dir)
+        except Exception as exc:
+            log.warning("cached ONNX export %s unreadable (%s); exporting again", target, exc)
+            target.unlink(missing_ok=True)
+    try:
+        model = load_model()
+        export(model, target)
+        encoder = QueryEncoder(target, model_dir)
+        diff = agrees(encoder, lambda texts: model.encode(texts, normalize_embeddings=True, convert_to_numpy=True))
+        if diff > MAX_DIFF:
+            log.warning("ONNX export of %s differs from the model by %.2g; not used", model_dir.name, diff)
+            target.unlink(missing_ok=True)
+            return None
+        log.info("exported %s to %s (max difference %.2g)", model_dir.name, target, diff)
+        return encoder
+    except ImportError as exc:
+        log.info("query encoder unavailable (%s); queries embed with sentence-transformers", exc)
+    except Exception as exc:
+        # torch.onnx, onnxruntime and the filesystem raise their own types; any of them
+        # only means queries take the slower path.
+        log.warning("query encoder unavailable (%s: %s)", type(exc).__name__, exc)
+    return None
