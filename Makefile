@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
+LAUNCHER := $(VENV)/.launcher-stamp
+CC     ?= cc
 CORPORA ?= ../shared/corpora
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
@@ -15,7 +17,19 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[embeddings,dev]' --config-settings editable_mode=compat
 	@touch $(STAMP)
 
-install: $(STAMP)
+# launcher/vaultmem.c: the installed `vaultmem` forwards to a running watcher without starting
+# Python (~4 ms instead of ~20 ms before the request leaves). Without a C compiler the
+# Python script pip installed stays in place: the same behaviour, a slower start.
+$(LAUNCHER): launcher/vaultmem.c $(STAMP)
+	@if command -v $(CC) >/dev/null 2>&1; then \
+		$(CC) -O2 -Wall -Wextra -std=c11 -DVM_PYTHON='"$(abspath $(BIN))/python"' \
+			-o $(BIN)/vaultmem.new launcher/vaultmem.c && mv -f $(BIN)/vaultmem.new $(BIN)/vaultmem; \
+	else \
+		echo "no C compiler ($(CC)): vaultmem stays the Python script (slower start)"; \
+	fi
+	@touch $@
+
+install: $(STAMP) $(LAUNCHER)
 	@# bytecode now, as pip does for a regular install: an editable install leaves it to
 	@# the first import, which never writes it under PYTHONDONTWRITEBYTECODE (~5 ms a command)
 	@$(BIN)/python -m compileall -q vaultmem

@@ -345,9 +345,15 @@ def test_index_and_status_go_through_the_watcher(live: Watcher) -> None:
     assert live.ping()["served"] == served + 3
 
 
+PY_CLIENT = "import sys; sys.argv[0] = 'vaultmem'; from vaultmem.cli.entry import main; sys.exit(main())"
+
+
 def test_the_client_process_imports_nothing_heavy(live: Watcher) -> None:
+    # The Python client (the installed command where there is no C compiler, and what the
+    # native launcher falls back to).
     served = live.ping()["served"]
-    res = vm(live.vault, "search", "welcome", "--mode", "bm25", PYTHONPROFILEIMPORTTIME="1")
+    argv = [sys.executable, "-c", PY_CLIENT, "search", "welcome", "--mode", "bm25", "--vault", str(live.vault)]
+    res = subprocess.run(argv, capture_output=True, text=True, env=clean_env(PYTHONPROFILEIMPORTTIME="1"), timeout=60)
     assert res.returncode == 0 and live.ping()["served"] == served + 1
     imported = {line.split("|")[-1].strip() for line in res.stderr.splitlines() if line.startswith("import time:")}
     assert "vaultmem.daemon.client" in imported
@@ -362,8 +368,21 @@ def test_the_client_process_imports_nothing_heavy(live: Watcher) -> None:
         "torch",
         "watchdog",
         "vaultmem.cli.main",
+        "socket",  # client.py speaks through _socket
+        "json",  # ... and writes its request without json
     }
     assert not heavy & imported
+
+
+def test_the_installed_command_forwards_without_starting_python(live: Watcher) -> None:
+    with open(VAULTMEM, "rb") as fh:
+        if fh.read(4) != b"\x7fELF":
+            pytest.skip("the installed command is the Python script (no C compiler at install)")
+    served = live.ping()["served"]
+    res = vm(live.vault, "search", "welcome", "--mode", "bm25", PYTHONPROFILEIMPORTTIME="1")
+    assert res.returncode == 0 and live.ping()["served"] == served + 1
+    assert "import time:" not in res.stderr  # no interpreter ran in this process
+    assert json.loads(res.stdout)["results"]
 
 
 def test_malformed_requests_get_errors_and_the_watcher_lives(live: Watcher) -> None:

@@ -228,19 +228,59 @@ def names_of(db: StateDB, records: list[NoteRecord]) -> dict[str, tuple[object, 
     return {p: (r.status, r.id, r.title, r.aliases) for p, r in rows.items()}
 
 
-def rebuild_edges(db: StateDB, only: list[NoteRecord] | None = None) -> None:
-    """Resolve links into the edges table: every note's, or only the notes in `only`
-    (enough when no note appeared, vanished, moved or changed its id, title or aliases,
-    since then no other note's links can resolve differently)."""
+def rebuild_edges(db: StateDB, only: list[NoteRecord] | None = None, gone: Iterable[str] = ()) -> None:
+    """Resolve links into the edges table: every note's, or only the notes in `only` (and
+    drop the edges of the paths in `gone`, notes that no longer exist)."""
     resolver = Resolver(NameEntry(*row) for row in db.names())
     if only is None:
         sources = [LinkSource(r.path, r.links, r.parent) for r in db.notes()]
         db.replace_edges(compute_edges(resolver, sources))
     else:
         sources = [LinkSource(r.path, r.links, r.parent) for r in only]
-        db.replace_edges(compute_edges(resolver, sources), sources=[r.path for r in only])
+        db.replace_edges(compute_edges(resolver, sources), sources=[r.path for r in only] + list(gone))
     # Readers holding a graph in memory (the watcher) rebuild it when this changes.
     db.set_meta("edges_generation", str(int(db.get_meta("edges_generation") or "0") + 1))
+
+
+def update_edges(db: StateDB, changed: list[NoteRecord], names: Iterable[NameEntry], gone: Iterable[str]) -> None:
+    """After notes appeared, vanished, moved or changed name: resolve again the links of
+    the changed notes and of every note with a link that could mean one of `names` (their
+    names before and after), instead of every link in the vault (seconds at 10k notes)."""
+    affected = names_met_by(names)
+    stale = {src for src, target in db.conn.execute("SELECT src, target FROM edges") if affected(target)}
+    stale -= {r.path for r in changed}
+    stale.difference_update(gone)
+    others = [r for r in db.by_paths(stale).values() if r.status == "note"]
+    rebuild_edges(db, only=[r for r in changed if r.status == "note"] + others, gone=gone)
+
+
+def names_met_by(names: Iterable[NameEntry]) -> Callable[[str], bool]:
+    """Whether a link's target text could resolve to one of `names` (resolve.py's rules),
+    or resolve differently because of one: it names an id, title or alias of one of them,
+    or ends in the file stem of one (paths, folder suffixes, stems and relative links all
+    end in the stem). A superset; it only decides which links are resolved again."""
+    keys: set[str] = set()
+    stems: set[str] = set()
+    for e in names:
+        keys.update((e.id, e.id.lower(), e.title.strip().lower()))
+        keys.update(a.strip().lower() for a in e.aliases)
+        stems.add(_stem_of(e.path))
+    keys.discard("")
+
+    def met(target: str) -> bool:
+        raw = target.strip()
+        if raw in keys or raw.lower() in keys:
+            return True
+        stem = _stem_of(raw)
+        return stem in stems or stem in (".", "..", "")
+
+    return met
+
+
+def _stem_of(path: str) -> str:
+    low = path.strip().strip("/").lower()
+    low = low[:-3] if low.endswith(".md") else low
+    return low.rsplit("/", 1)[-1]
 
 
 def catch_up(
@@ -300,13 +340,26 @@ def catch_up(
         for entry in touched:
             db.touch(entry.relpath, entry.size, entry.mtime_ns)
         names_before = names_of(db, records) if not (new_paths or diff.deleted or quiet) else None
+        # The names links resolve against, before the change: a link that met one of them
+        # may resolve elsewhere now.
+        old_names = [
+            NameEntry(p, r.id or p, r.title or "", r.aliases)
+            for p, r in db.by_paths([*(r.path for r in records), *diff.deleted]).items()
+            if r.status == "note"
+        ]
         db.upsert(records)
         db.upsert(quiet)
         db.tombstone(diff.deleted)
         if names_before is not None and names_before == names_of(db, records):
+            # No note appeared, vanished, moved or changed its id, title or aliases: no
+            # other note's links can resolve differently.
             rebuild_edges(db, only=[r for r in records if r.status == "note"])
-        elif records or diff.deleted or quiet:
-            rebuild_edges(db)
+        elif quiet:
+            rebuild_edges(db)  # a new config re-checked every note: resolve everything
+        elif records or diff.deleted:
+            new_names = [NameEntry(r.path, r.id or r.path, r.title or "", r.aliases) for r in records if r.is_note]
+            gone = [*diff.deleted, *(r.path for r in records if not r.is_note)]
+            update_edges(db, records, [*old_names, *new_names], gone=gone)
         db.set_meta("catalog_signature", signature)
         db.commit()
     except BaseException:
