@@ -19,7 +19,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 @pytest.fixture(scope="session")
 def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """VAULTMEM_CACHE_DIR of every test: the ONNX export of the model (query_encoder.py) is
+    """VAULTMEM_CACHE_DIR of every test: the ONNX export of the model (onnx_export.py) is
     made once per session, here, and never in the home directory."""
     return tmp_path_factory.mktemp("vaultmem-cache")
 
