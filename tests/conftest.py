@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,20 +20,21 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
-@pytest.fixture(scope="session")
-def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """VAULTMEM_CACHE_DIR of every test: the ONNX export of the model (onnx_export.py) is
-    made once per session, here, and never in the home directory."""
-    return tmp_path_factory.mktemp("vaultmem-cache")
+# VAULTMEM_CACHE_DIR of the whole session, set before any fixture starts a process: the
+# ONNX export of the model (index/onnx_export.py) is made once per session, here, and never
+# in the home directory.
+MODEL_CACHE = tempfile.mkdtemp(prefix="vaultmem-test-cache-")
+os.environ["VAULTMEM_CACHE_DIR"] = MODEL_CACHE
+atexit.register(shutil.rmtree, MODEL_CACHE, True)
 
 
 @pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch, model_cache: Path) -> None:
+def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests never inherit a vault, ghost, colour or Chroma setting from the machine."""
     for name in list(os.environ):
         if name.startswith("VAULTMEM_"):
             monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("VAULTMEM_CACHE_DIR", str(model_cache))
+    monkeypatch.setenv("VAULTMEM_CACHE_DIR", MODEL_CACHE)
     for name in ("NO_COLOR", "FORCE_COLOR"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("COLUMNS", "100")

@@ -168,7 +168,7 @@ def test_query_needs_neither_whoosh_chroma_nor_a_model(qvault: Path) -> None:
         "heavy = sorted(m for m in ('chromadb', 'whoosh', 'torch', 'sentence_transformers', 'networkx') if m in sys.modules)\n"
         "print(json.dumps({'rc': rc, 'heavy': heavy, 'out': json.loads(buf.getvalue())}))\n"
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith("VAULTMEM_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VAULTMEM_") or k == "VAULTMEM_CACHE_DIR"}
     res = subprocess.run(
         [sys.executable, "-c", code, str(qvault)], capture_output=True, text=True, env=env, cwd=REPO, timeout=120
     )

@@ -49,7 +49,8 @@ def test_exported_vectors_match_the_model(model_dir: Path) -> None:
 def test_the_embedder_embeds_through_the_export(model_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     embedder = load(choose("auto", "all-MiniLM-L6-v2"))
     assert embedder is not None and embedder.dims == 384
-    texts = [f"chunk {i} about heat transfer" for i in range(70)]  # three batches of 32
+    # several batches of texts of mixed length: the export sorts them by length and back
+    texts = [f"chunk {i} about heat transfer " + "and more words " * (i * 7 % 60) for i in range(70)]
     through_export = embedder.embed(texts)
     monkeypatch.setattr(type(embedder), "exported", lambda self: None)  # as where no export can be made
     through_torch = embedder.embed(texts)

@@ -33,7 +33,9 @@ BUDGET_S = 2.0  # SPEC §7: a saved edit is searchable within 2 s
 
 def clean_env(**extra: str) -> dict[str, str]:
     env = {
-        k: v for k, v in os.environ.items() if not k.startswith("VAULTMEM_") and k not in ("NO_COLOR", "FORCE_COLOR")
+        k: v
+        for k, v in os.environ.items()
+        if (not k.startswith("VAULTMEM_") or k == "VAULTMEM_CACHE_DIR") and k not in ("NO_COLOR", "FORCE_COLOR")
     }
     env.update({"COLUMNS": "100", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", **extra})
     return env

@@ -147,10 +147,7 @@ class SentenceTransformerEmbedder:
             return []
         exported = self.exported()
         if exported is not None:
-            out: list[list[float]] = []
-            for start in range(0, len(texts), self.batch_size):
-                out.extend(exported.embed(texts[start : start + self.batch_size]))
-            return out
+            return list(exported.embed(texts))
         import torch
 
         st = self._model()

@@ -81,7 +81,7 @@ class ExportedModel:
 
         self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self._tokenizer.enable_truncation(max_seq_length(model_dir))
-        self._tokenizer.enable_padding()
+        self._tokenizer.no_padding()  # tokenizer.json pads to 128; embed() pads per batch
         options = ort.SessionOptions()
         options.intra_op_num_threads = self.THREADS
         options.inter_op_num_threads = 1
@@ -91,18 +91,33 @@ class ExportedModel:
         options.log_severity_level = 3
         self._session = ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
 
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+    def embed(self, texts: Sequence[str], batch: int = 16) -> list[list[float]]:
+        """Unit vectors of `texts`, run `batch` at a time in order of length (as
+        sentence-transformers does), so a batch pads its texts to a similar length: at
+        batches of 32 in the given order, padding cost ~30% of the throughput."""
         import numpy as np
 
-        encodings = self._tokenizer.encode_batch(list(texts))
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-        types = np.array([e.type_ids for e in encodings], dtype=np.int64)
-        (hidden,) = self._session.run(None, dict(zip(INPUTS, (ids, mask, types), strict=True)))
-        weights = mask[..., None].astype(np.float32)
-        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return [row.tolist() for row in pooled / np.clip(norms, 1e-12, None)]
+        encodings = [(e.ids, e.type_ids) for e in self._tokenizer.encode_batch(list(texts))]
+        order = sorted(range(len(encodings)), key=lambda i: -len(encodings[i][0]))
+        out: list[list[float]] = [[] for _ in encodings]
+        for start in range(0, len(order), batch):
+            group = order[start : start + batch]
+            width = len(encodings[group[0]][0])
+            ids = np.zeros((len(group), width), dtype=np.int64)  # [PAD] is token 0
+            types = np.zeros((len(group), width), dtype=np.int64)
+            mask = np.zeros((len(group), width), dtype=np.int64)
+            for row, i in enumerate(group):
+                n = len(encodings[i][0])
+                ids[row, :n] = encodings[i][0]
+                types[row, :n] = encodings[i][1]
+                mask[row, :n] = 1
+            (hidden,) = self._session.run(None, dict(zip(INPUTS, (ids, mask, types), strict=True)))
+            weights = mask[..., None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+            unit = pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+            for row, i in enumerate(group):
+                out[i] = unit[row].tolist()
+        return out
 
 
 def export(st_model: Any, target: Path) -> None:
