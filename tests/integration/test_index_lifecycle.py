@@ -7,6 +7,7 @@ import os
 import shutil
 from pathlib import Path
 
+from tests._embedders import HashEmbedder
 from tests.conftest import Cli
 from tests.integration._vaults import index_contents, make_vault, note, paths_of
 
@@ -160,3 +161,29 @@ def test_closing_a_project_hides_it_without_reindexing(tmp_path: Path, hash_embe
         assert paths_of(cli.ok("search", "launch window", "--mode", mode, ghost="bob")) == [], mode
         assert paths_of(cli.ok("search", "launch window", "--mode", mode, ghost="alice")) == ["project/apollo/plan.md"]
     assert cli.ok("query", "launch window", ghost="bob")["total_searched"] == 0
+
+
+def test_moved_notes_keep_their_vectors_instead_of_embedding_again(
+    hcli: Cli, hvault: Path, hash_embedder: HashEmbedder
+) -> None:
+    _seed(hvault)
+    hcli.ok("index")
+    before = {m["path"]: m for m in index_contents(hvault)["collections"].popitem()[1]["metadatas"]}
+    embedded = hash_embedder.texts
+    (hvault / "shared" / "old").mkdir()
+    shutil.move(hvault / "shared/gamma.md", hvault / "shared/old/gamma.md")  # a plain move
+    (hvault / "shared/beta.md").rename(hvault / "shared/beta-moved.md")
+    report = hcli.ok("index")
+    assert report["moved"] == 2 and report["embedded_chunks"] == 0
+    assert hash_embedder.texts == embedded  # nothing was embedded again
+    contents = index_contents(hvault)
+    assert contents["chroma"] == {"shared/alpha.md", "shared/old/gamma.md", "shared/beta-moved.md"}
+    moved = _chunks_of(contents, "shared/old/gamma.md")
+    assert [(m["chunk"], m["heading"]) for m in moved] == [(0, before["shared/gamma.md"]["heading"])]
+    assert paths_of(hcli.ok("search", "okapi sanctuary", "--mode", "vector"))[0] == "shared/old/gamma.md"
+    # A move that also changes the note embeds it again.
+    shutil.move(hvault / "shared/old/gamma.md", hvault / "shared/gamma.md")
+    (hvault / "shared/gamma.md").write_text((hvault / "shared/gamma.md").read_text() + "\nNow with tapirs.\n")
+    report = hcli.ok("index")
+    assert report["embedded_chunks"] > 0 and hash_embedder.texts > embedded
+    assert paths_of(hcli.ok("search", "tapirs okapi", "--mode", "vector"))[0] == "shared/gamma.md"

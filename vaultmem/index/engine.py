@@ -218,6 +218,9 @@ class Indexer:
             self.db.commit()
             todo, drop = self.db.pending("vec_hash")
             empty = True
+        if not empty and todo and drop:
+            carried = self._carry_moved(vectors, todo)
+            todo = [r for r in todo if r.path not in carried]
         if drop:
             if not empty:
                 vectors.delete_paths(drop)
@@ -246,6 +249,31 @@ class Indexer:
             chunks += len(items)
             self._tick("embedding", start + len(batch), len(todo))
         return notes, chunks, fp
+
+    def _carry_moved(self, vectors: VectorIndex, todo: list[NoteRecord]) -> set[str]:
+        """Give moved notes (a renamed folder) the vectors they had at their old path
+        instead of embedding them again: the same content and title embed to the same
+        vectors, and embedding is most of a reconcile's time. Only the metadata (path,
+        scope, owner, ...) is new. Returns the paths carried."""
+        gone = {
+            h: (path, title)
+            for path, h, title in self.db.conn.execute(
+                "SELECT path, hash, title FROM files WHERE status='deleted' AND vec_hash=hash"
+            )
+        }
+        carried: list[tuple[str, str]] = []
+        for rec in todo:
+            old = gone.pop(rec.hash, None)
+            if old is None or old[1] != rec.title:
+                continue
+            kept = vectors.chunks_of(old[0])
+            if not kept:
+                continue
+            doc = doc_for(rec, "")
+            vectors.add([(doc, Chunk(index, heading, ""), vec) for index, heading, vec in kept])
+            carried.append((rec.path, rec.hash))
+        self.db.mark_indexed("vec_hash", carried)
+        return {path for path, _ in carried}
 
     def _has_vectors_recorded(self) -> bool:
         row = self.db.conn.execute(

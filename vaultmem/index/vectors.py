@@ -175,6 +175,18 @@ class VectorIndex:
                 metadatas=[chunk_metadata(doc, chunk) for doc, chunk, _ in batch],
             )
 
+    def chunks_of(self, path: str) -> list[tuple[int, str, list[float]]]:
+        """(chunk index, heading, vector) of every chunk stored for `path`."""
+        got = self.collection.get(where={"path": path}, include=["embeddings", "metadatas"])
+        metas = got.get("metadatas") or []
+        vectors = got.get("embeddings")
+        if vectors is None or len(metas) != len(vectors):
+            return []
+        return [
+            (int(m.get("chunk", 0)), str(m.get("heading") or ""), [float(x) for x in v])
+            for m, v in zip(metas, vectors, strict=True)
+        ]
+
     def count(self) -> int:
         # Cached between this object's own writes: while a process holds the indexes it is
         # their only writer (the watcher, or one command under the writer lock).
