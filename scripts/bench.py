@@ -496,6 +496,16 @@ class Bench:
 
         self.add(area, f"`query` · {v.label}", "< 1 s (10k notes)", measure)
 
+    def searches(self, v: VaultInfo, mode: str, timeout: float) -> tuple[list[Run], list[Any], list[int]]:
+        """Each of the vault's queries once (after the uncounted warm-up run): the runs,
+        their JSON and how many results each returned."""
+        qs = v.queries
+        runs = self.repeat(
+            lambda i: self.vm_argv(v.path, "search", qs[max(0, i - 1)], "--mode", mode), len(qs), timeout=timeout
+        )
+        out = [r.json() for r in runs]
+        return runs, out, [len(o.get("results", [])) for o in out]
+
     def search(
         self, v: VaultInfo, mode: str, area: str = "`search`, cold CLI (process start to JSON out)", target: str = ""
     ) -> None:
@@ -503,13 +513,8 @@ class Bench:
             self.require("search")
             if not v.indexed:
                 raise NA("index failed; searching would time the catch-up")
-            qs = v.queries
-            runs = self.repeat(
-                lambda i: self.vm_argv(v.path, "search", qs[max(0, i - 1)], "--mode", mode), len(qs), timeout=300
-            )
+            runs, out, returned = self.searches(v, mode, timeout=300)
             t = [r.seconds for r in runs]
-            out = [r.json() for r in runs]
-            returned = [len(o.get("results", [])) for o in out]
             modes = sorted({str(o.get("mode")) for o in out})
             inner = [float(o["search_time_ms"]) for o in out if isinstance(o.get("search_time_ms"), (int, float))]
             rss = max(r.maxrss_mb for r in runs)
@@ -727,13 +732,8 @@ class Bench:
         return pid, time.perf_counter() - t0, note
 
     def watched_search(self, v: VaultInfo, mode: str) -> tuple[str, str, str, bool | None]:
-        qs = v.queries
-        runs = self.repeat(
-            lambda i: self.vm_argv(v.path, "search", qs[max(0, i - 1)], "--mode", mode), len(qs), timeout=120
-        )
+        runs, _, returned = self.searches(v, mode, timeout=120)
         t = [r.seconds for r in runs]
-        out = [r.json() for r in runs]
-        returned = [len(o.get("results", [])) for o in out]
         peer = self.peer_text(lambda: self.search_peer_text(v, mode))
         rss = max(r.maxrss_mb for r in runs)
         self.mem(f"`search --mode {mode}` client · watcher running · {v.label}", rss)

@@ -71,21 +71,18 @@ def test_incremental_edges_equal_a_full_recompute(tmp_path: Path, seed: int) -> 
     stems = ["wheel", "hub", "spoke", "Wheel", "notes"]
     names = ["Wheel", "Hub", "Axle", "Spoke", "Rim"]
 
+    forms = [  # every way resolve.py can meet a name: stem, folder suffix, title, id, relative, path
+        lambda: f"[[{rng.choice(stems)}]]",
+        lambda: f"[[{rng.choice(folders).split('/')[-1]}/{rng.choice(stems)}]]",
+        lambda: f"[[{rng.choice(names)}]]",
+        lambda: f"[[id-{rng.randrange(4)}]]",
+        lambda: f"[x](../{rng.choice(stems)}.md)",
+        lambda: f"[x]({rng.choice(stems)}.md)",
+        lambda: f"[[{rng.choice(folders)}/{rng.choice(stems)}]]",
+    ]
+
     def target() -> str:
-        kind = rng.randrange(7)
-        if kind == 0:
-            return f"[[{rng.choice(stems)}]]"
-        if kind == 1:
-            return f"[[{rng.choice(folders).split('/')[-1]}/{rng.choice(stems)}]]"
-        if kind == 2:
-            return f"[[{rng.choice(names)}]]"
-        if kind == 3:
-            return f"[[id-{rng.randrange(4)}]]"
-        if kind == 4:
-            return f"[x](../{rng.choice(stems)}.md)"
-        if kind == 5:
-            return f"[x]({rng.choice(stems)}.md)"
-        return f"[[{rng.choice(folders)}/{rng.choice(stems)}]]"
+        return rng.choice(forms)()
 
     def write(path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -16,7 +16,16 @@ import pytest
 
 from vaultmem.index.chunking import Chunk
 from vaultmem.index.documents import Filters, IndexDoc
-from vaultmem.index.vectors import VectorIndex, chunk_metadata, make_client, passes, where_for
+from vaultmem.index.vectors import (
+    NoteLookup,
+    VectorIndex,
+    chunk_metadata,
+    make_client,
+    note_metadata,
+    owner_key,
+    passes,
+    where_for,
+)
 
 NOW = 1_800_000_000
 DIMS = 16
@@ -61,6 +70,12 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> tuple[VectorIndex, list[I
     items = [(d, Chunk(index=c, heading="", text=""), _vec(rng)) for d in docs for c in range(2)]
     vi.add(items)
     return vi, docs
+
+
+def _lookup(docs: list[IndexDoc]) -> NoteLookup:
+    """What App.note_lookup gives search: each note's filter metadata by its chunk-id key."""
+    metas = {owner_key(d.path): note_metadata(d) for d in docs}
+    return lambda keys: {k: metas[k] for k in keys if k in metas}
 
 
 BASE = Filters(readers=("shared",), now=NOW)
@@ -117,7 +132,7 @@ def test_search_equals_chroma_filtered_query(
 ) -> None:
     vi, docs = index
     query = _vec(random.Random(name))
-    hits = vi.search(query, filters, limit=5)
+    hits = vi.search(query, filters, limit=5, notes=_lookup(docs))
     # The reference: Chroma filtering over every chunk, best chunk per note.
     res = vi.collection.query(
         query_embeddings=[query], n_results=vi.count(), where=where_for(filters), include=["metadatas", "distances"]
@@ -141,5 +156,5 @@ def test_narrow_filter_falls_back_to_chroma_where(index: tuple[VectorIndex, list
     # Sanity: the target is not among the nearest 40 unfiltered chunks, so the fast path misses it.
     near = vi.collection.query(query_embeddings=[query], n_results=40, include=["metadatas"])
     assert target.path not in {m["path"] for m in near["metadatas"][0]}
-    hits = vi.search(query, replace(BASE, readers=READERS, paths=(target.path,)), limit=5)
+    hits = vi.search(query, replace(BASE, readers=READERS, paths=(target.path,)), limit=5, notes=_lookup(docs))
     assert [h.path for h in hits] == [target.path]

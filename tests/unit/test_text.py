@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from vaultmem.index.analysis import analyze, term_map
+from vaultmem.index.tokens import TOKEN_RE
 from vaultmem.search.text import LEAD_CHARS, NearDuplicates, best_passage, jaccard, pieces_of, shingles
 
 
@@ -71,7 +72,7 @@ def test_best_passage_is_about_limit_characters_and_marks_the_cut() -> None:
     ["", "one", "The quick brown fox. Jumps over e.g. 3.5 lazy dogs!", "Ünïcödé wörds and CAPS and a I x", "a an the"],
 )
 def test_term_map_matches_analyze(text: str) -> None:
-    words = set(re.findall(r"\w+(?:\.?\w+)*", text.lower()))
+    words = set(TOKEN_RE.findall(text.lower()))
     assert set(term_map(words).values()) == set(analyze(text))
 
 

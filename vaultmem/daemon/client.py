@@ -23,6 +23,11 @@ from __future__ import annotations
 import os
 import sys
 
+try:
+    from _json import encode_basestring_ascii as _encode_string  # C, no import cost
+except ImportError:  # a Python without the C accelerator
+    from json.encoder import py_encode_basestring_ascii as _encode_string
+
 from vaultmem.daemon.paths import CONFIG_NAME, connect_path
 
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs this process ~5 ms
@@ -123,11 +128,7 @@ def _encode(value: object) -> str:
 
 
 def _quote(text: str) -> str:
-    try:
-        from _json import encode_basestring_ascii
-    except ImportError:  # a Python without the C accelerator
-        from json.encoder import py_encode_basestring_ascii as encode_basestring_ascii
-    return str(encode_basestring_ascii(text))
+    return str(_encode_string(text))
 
 
 def _read_reply(data: bytes) -> dict[str, Any] | None:

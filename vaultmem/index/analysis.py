@@ -10,7 +10,6 @@ is itself imported only by code that opens an index.
 from __future__ import annotations
 
 import functools
-import re
 from collections import Counter
 from collections.abc import Generator, Iterable, Iterator
 from typing import Any
@@ -20,7 +19,8 @@ from whoosh.analysis import STOP_WORDS, StemmingAnalyzer
 from whoosh.lang.porter import stem
 from whoosh.system import pack_uint
 
-_TOKEN_RE = re.compile(r"\w+(?:\.?\w+)*", re.UNICODE)
+from vaultmem.index.tokens import TOKEN_RE
+
 _STOP = frozenset(STOP_WORDS)
 
 
@@ -31,7 +31,7 @@ def _stem(word: str) -> str:
 
 def analyze(text: str) -> Iterator[str]:
     """The index terms of a text: stemmed, lower-cased, stop words removed."""
-    for m in _TOKEN_RE.finditer(text.lower()):
+    for m in TOKEN_RE.finditer(text.lower()):
         word = m.group(0)
         if len(word) >= 2 and word not in _STOP:
             yield _stem(word)

@@ -222,10 +222,9 @@ def carry_derived_ids(
     return out
 
 
-def names_of(db: StateDB, records: list[NoteRecord]) -> dict[str, tuple[object, ...]]:
-    """What other notes' links resolve against, for the rows of these paths as stored."""
-    rows = db.by_paths(r.path for r in records)
-    return {p: (r.status, r.id, r.title, r.aliases) for p, r in rows.items()}
+def name_of(rec: NoteRecord) -> tuple[object, ...]:
+    """What other notes' links resolve against."""
+    return (rec.status, rec.id, rec.title, rec.aliases)
 
 
 def rebuild_edges(db: StateDB, only: list[NoteRecord] | None = None, gone: Iterable[str] = ()) -> None:
@@ -339,27 +338,28 @@ def catch_up(
     try:
         for entry in touched:
             db.touch(entry.relpath, entry.size, entry.mtime_ns)
-        names_before = names_of(db, records) if not (new_paths or diff.deleted or quiet) else None
-        # The names links resolve against, before the change: a link that met one of them
-        # may resolve elsewhere now.
-        old_names = [
-            NameEntry(p, r.id or p, r.title or "", r.aliases)
-            for p, r in db.by_paths([*(r.path for r in records), *diff.deleted]).items()
-            if r.status == "note"
-        ]
+        before = db.by_paths([*(r.path for r in records), *diff.deleted])
+        same_names = not (new_paths or diff.deleted or quiet) and all(
+            r.path in before and name_of(before[r.path]) == name_of(r) for r in records
+        )
         db.upsert(records)
         db.upsert(quiet)
         db.tombstone(diff.deleted)
-        if names_before is not None and names_before == names_of(db, records):
+        if same_names:
             # No note appeared, vanished, moved or changed its id, title or aliases: no
             # other note's links can resolve differently.
             rebuild_edges(db, only=[r for r in records if r.status == "note"])
         elif quiet:
             rebuild_edges(db)  # a new config re-checked every note: resolve everything
         elif records or diff.deleted:
-            new_names = [NameEntry(r.path, r.id or r.path, r.title or "", r.aliases) for r in records if r.is_note]
+            # The names before the change and after: a link that met one of them may now
+            # resolve elsewhere.
+            names = [
+                NameEntry(r.path, r.id or r.path, r.title or "", r.aliases)
+                for r in [*(b for b in before.values() if b.is_note), *(r for r in records if r.is_note)]
+            ]
             gone = [*diff.deleted, *(r.path for r in records if not r.is_note)]
-            update_edges(db, records, [*old_names, *new_names], gone=gone)
+            update_edges(db, records, names, gone=gone)
         db.set_meta("catalog_signature", signature)
         db.commit()
     except BaseException:

@@ -109,6 +109,9 @@ def _load_sentence_transformer(path: str) -> Any:
 
 @functools.cache
 def _exported(path: str) -> Any:
+    """The ONNX export of the model at `path` (a local model directory), or None."""
+    if not Path(path, "tokenizer.json").exists():
+        return None  # a hub model name, or a model without a fast tokenizer file
     from vaultmem.index.onnx_export import open_exported
 
     return open_exported(Path(path), lambda: _load_sentence_transformer(path))
@@ -140,7 +143,7 @@ class SentenceTransformerEmbedder:
 
     def exported(self) -> Any:
         """The ONNX export of this model (an ExportedModel), or None; tried once per process."""
-        return _exported(self.path) if Path(self.path, "tokenizer.json").exists() else None
+        return _exported(self.path)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:

@@ -202,51 +202,42 @@ class VectorIndex:
             out.update(str(m["path"]) for m in got["metadatas"] or [])
         return out
 
-    def search(
-        self, vector: list[float], filters: Filters, limit: int, notes: NoteLookup | None = None
-    ) -> list[DenseHit]:
+    def search(self, vector: list[float], filters: Filters, limit: int, notes: NoteLookup) -> list[DenseHit]:
         """Nearest notes: chunks ranked by distance, a note scored by its best chunk."""
-        return self.pick(self.nearest(vector, limit, notes is not None), filters, limit, notes)
+        return self.pick(self.nearest(vector, limit), filters, limit, notes)
 
-    def nearest(self, vector: list[float], limit: int, ids_only: bool = True) -> Nearest:
-        """The unfiltered nearest chunks for a search of `limit` notes: the part of a dense
-        search that runs in Chroma (and releases the GIL, so it can overlap other work).
+    def nearest(self, vector: list[float], limit: int) -> Nearest:
+        """The unfiltered nearest chunks for a search of `limit` notes, ids and distances
+        only: the part of a dense search that runs in Chroma (and releases the GIL, so it
+        can overlap other work).
 
         Chroma's `where` makes a query over 30k chunks cost ~170 ms against ~10 ms without
-        one, so the nearest chunks are fetched unfiltered and `pick` filters them. With
-        `ids_only`, Chroma returns ids and distances only: fetching 200 chunks' metadata
-        costs it ~15 ms of a ~21 ms query."""
+        one, and fetching 200 chunks' metadata costs ~15 ms of a ~21 ms query, so `pick`
+        filters afterwards, on the state db's rows."""
         total = self.count()
         n = min(max(limit * 4, 40), 400)
         if total == 0:
-            return Nearest(vector, n, total, [], [], None)
-        include = ["distances"] if ids_only else ["metadatas", "distances"]
-        res = self.collection.query(query_embeddings=[vector], n_results=min(n, total), include=include)
-        metas = res["metadatas"][0] if not ids_only else None
-        return Nearest(vector, n, total, list(res["ids"][0]), list(res["distances"][0]), metas)
+            return Nearest(vector, n, total, [], [])
+        res = self.collection.query(query_embeddings=[vector], n_results=min(n, total), include=["distances"])
+        return Nearest(vector, n, total, list(res["ids"][0]), list(res["distances"][0]))
 
-    def pick(self, near: Nearest, filters: Filters, limit: int, notes: NoteLookup | None = None) -> list[DenseHit]:
+    def pick(self, near: Nearest, filters: Filters, limit: int, notes: NoteLookup) -> list[DenseHit]:
         """The filtered top `limit` notes of `near` (`passes`: the same rules as `where_for`).
 
-        The first `limit` notes that pass are exactly the filtered top `limit`, provided
-        that many pass; when a narrow filter leaves fewer, Chroma filters instead. With
-        `notes`, the filters read each note's metadata from it (the caller derives it from
-        the state db: the current truth about a note, even before its vectors catch up);
-        a chunk whose note it does not know is left out."""
+        Each chunk's note is looked up in `notes`, which the caller derives from the state
+        db: the current truth about a note (access included), even before its vectors catch
+        up; a chunk whose note it does not know is left out. The first `limit` notes that
+        pass are exactly the filtered top `limit`, provided that many pass; when a narrow
+        filter leaves fewer, Chroma filters instead."""
         if near.total == 0:
             return []
+        split = [(cid.rpartition("-"), d) for cid, d in zip(near.ids, near.distances, strict=False)]
+        known = notes({key for (key, _, _), _ in split})
         rows: list[tuple[Mapping[str, Any], float]] = []
-        if near.metadatas is not None:
-            rows = [(m, d) for m, d in zip(near.metadatas, near.distances, strict=False) if passes(m, filters)]
-        elif notes is not None:
-            split = [(cid.rpartition("-"), d) for cid, d in zip(near.ids, near.distances, strict=False)]
-            known = notes({key for (key, _, _), _ in split})
-            for (key, _, index), dist in split:
-                meta = known.get(key)
-                if meta is not None and passes(meta, filters):
-                    rows.append(({"path": meta["path"], "chunk": int(index)}, dist))
-        else:
-            raise ValueError("nearest(ids_only=True) needs a NoteLookup to filter")
+        for (key, _, index), dist in split:
+            meta = known.get(key)
+            if meta is not None and passes(meta, filters):
+                rows.append(({"path": meta["path"], "chunk": int(index)}, dist))
         hits = _best_chunks(rows, limit)
         if len(hits) < limit and near.n < near.total:
             res = self.collection.query(
@@ -268,7 +259,6 @@ class Nearest:
     total: int  # chunks in the collection
     ids: list[str]
     distances: list[float]
-    metadatas: list[Mapping[str, Any]] | None  # None: ids only
 
 
 def _best_chunks(rows: Sequence[tuple[Any, float]], limit: int) -> list[DenseHit]:

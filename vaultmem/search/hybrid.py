@@ -49,12 +49,17 @@ class SearchOptions:
 
 
 @dataclass(frozen=True, slots=True)
+class Dense:
+    vectors: VectorIndex
+    embed_query: Callable[[str], list[float]]
+    notes: NoteLookup  # the state db's view of each chunk's note, for filtering (vectors.py)
+
+
+@dataclass(frozen=True, slots=True)
 class Retrievers:
     db: StateDB
     fulltext: FullTextIndex | None
-    vectors: VectorIndex | None
-    embed_query: Callable[[str], list[float]] | None
-    notes: NoteLookup | None  # lets dense search filter on the state db's rows (vectors.py)
+    dense: Dense | None
     graph: Callable[[], LinkGraph]
     read_body: Callable[[NoteRecord], str | None]
     visible: Callable[[NoteRecord], bool]
@@ -124,10 +129,10 @@ def run_search(parts: Retrievers, query: str, filters: Filters, opts: SearchOpti
     dense: dict[str, DenseHit] = {}
     terms: list[str] = []
     nearest: Background[Nearest] | None = None
-    if mode in ("hybrid", "vector") and parts.vectors is not None and parts.embed_query is not None:
-        vectors, embed_query = parts.vectors, parts.embed_query
+    if mode in ("hybrid", "vector") and parts.dense is not None:
+        dense_parts = parts.dense
         # Embedding the query and Chroma's search release the GIL: they run beside BM25.
-        nearest = Background(lambda: vectors.nearest(embed_query(query), depth, parts.notes is not None))
+        nearest = Background(lambda: dense_parts.vectors.nearest(dense_parts.embed_query(query), depth))
     if mode in ("hybrid", "bm25") and parts.fulltext is not None:
         terms = parts.fulltext.terms(query)
         hits = parts.fulltext.search(query, filters, depth)
@@ -156,8 +161,8 @@ def run_search(parts: Retrievers, query: str, filters: Filters, opts: SearchOpti
             if body is not None:
                 twins.prepare(path, body)
                 lexical_snippets[path] = best_passage(body, terms, analyzer)
-    if nearest is not None and parts.vectors is not None:
-        dhits = parts.vectors.pick(nearest.result(), filters, depth, parts.notes)
+    if nearest is not None and parts.dense is not None:
+        dhits = parts.dense.vectors.pick(nearest.result(), filters, depth, parts.dense.notes)
         dense = {h.path: h for h in dhits}
         rankings["vector"] = [h.path for h in dhits]
     weights = {"bm25": opts.bm25_weight, "vector": opts.embedding_weight}

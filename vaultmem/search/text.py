@@ -5,14 +5,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-_WS_RE = re.compile(r"\s+")
+from vaultmem.index.tokens import TOKEN_RE
+
 _WORD_RE = re.compile(r"\w+", re.UNICODE)
 _SPLIT_RE = re.compile(r"(?<=[.!?])\s+|\n+")
 _WIKILINK_RE = re.compile(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
 # Leading list and heading markers and spacing, for str.lstrip: "#>-*+" and every
 # character `\s` matches (= str.isspace(); tests/unit/test_text.py checks).
 LEAD_CHARS = "#>-*+\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
-_TOKEN_RE = re.compile(r"\w+(?:\.?\w+)*", re.UNICODE)  # the analyzer's tokens (index/analysis.py)
 _EMPHASIS_RE = re.compile(r"[*_`]{1,3}")
 
 # word -> its index term, for the words that have one (the analyzer's `term_map`)
@@ -52,7 +52,7 @@ def best_passage(body: str, terms: Sequence[str], term_map: TermMap | None, limi
     wanted = set(terms)
     best_i, best_score = 0, -1
     if wanted and term_map is not None:
-        tokens = [_TOKEN_RE.findall(piece.lower()) for piece in pieces]
+        tokens = [TOKEN_RE.findall(piece.lower()) for piece in pieces]
         hits = {word: term for word, term in term_map(set().union(*tokens)).items() if term in wanted}
         for i, piece in enumerate(pieces):
             found = {hits[w] for w in tokens[i] if w in hits} if hits else ()

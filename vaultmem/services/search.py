@@ -12,7 +12,7 @@ from vaultmem.errors import InvalidInput
 from vaultmem.index.documents import Filters
 from vaultmem.index.statedb import NoteRecord
 from vaultmem.search.filters import SCOPE_ALIASES, parse_date_bound
-from vaultmem.search.hybrid import MODES, Retrievers, SearchOptions, run_search
+from vaultmem.search.hybrid import MODES, Dense, Retrievers, SearchOptions, run_search
 from vaultmem.services.app import App
 from vaultmem.services.lookup import location_of
 from vaultmem.vault.frontmatter import split_document
@@ -153,19 +153,14 @@ def read_body(app: App, rec: NoteRecord) -> str | None:
 
 def retrievers(app: App, mode: str, warnings: list[str]) -> tuple[Retrievers, str]:
     """The parts for this vault; falls back to BM25 when there are no embeddings."""
-    vectors = None
-    embed_query = None
+    dense = None
     if mode in ("hybrid", "vector"):
         choice = app.embedding_choice()
         fp = app.db.get_meta("vector_fingerprint")
         embedder = app.embedder() if choice.enabled else None
         if embedder is not None and fp is not None:
-            vectors = app.vector_index(fp)
-
-            def embed_query(text: str) -> list[float]:
-                assert embedder is not None
-                return embedder.embed([text])[0]
-
+            embed = embedder.embed
+            dense = Dense(app.vector_index(fp), lambda text: embed([text])[0], app.note_lookup())
         elif mode == "vector":
             raise InvalidInput(f"vector search needs embeddings, and this vault has none ({choice.reason})")
         else:
@@ -174,9 +169,7 @@ def retrievers(app: App, mode: str, warnings: list[str]) -> tuple[Retrievers, st
     parts = Retrievers(
         db=app.db,
         fulltext=app.fulltext() if mode in ("hybrid", "bm25") else None,
-        vectors=vectors,
-        embed_query=embed_query,
-        notes=app.note_lookup() if vectors is not None else None,
+        dense=dense,
         graph=app.link_graph,
         read_body=lambda rec: read_body(app, rec),
         visible=lambda rec: app.can_read(location_of(rec)),
