@@ -8,8 +8,10 @@ compares the note `vaultmem get` lists in `links.out` (or `dangling`) with the f
 Obsidian resolves it to, computed here independently of vaultmem's resolver: the link path
 (heading and label dropped) matches a file whose vault path without `.md` equals it or ends
 with `/` + it, case-insensitively; several matches: the one in the linking note's folder,
-else the shortest path; a link with a non-markdown extension points at an attachment. It
-also checks that `links.in` is the mirror image of `links.out`.
+else the shortest path; a link with a non-markdown extension points at an attachment; in
+`[[Target\\|label]]` (a table cell's escaped pipe) the `\\|` separates target and label. It
+also checks that `links.in` is the mirror image of `links.out`, and counts the escaped-pipe
+links apart.
 """
 
 from __future__ import annotations
@@ -50,8 +52,16 @@ def body_of(text: str) -> str:
     return text
 
 
+def link_path(link: str) -> str:
+    """The path part of a wikilink's inside: no label (after `|` or an escaped `\\|`), no heading."""
+    path = link.split("|", 1)[0]
+    if "|" in link and path.endswith("\\"):
+        path = path[:-1]
+    return path.split("#", 1)[0].strip()
+
+
 def obsidian_target(link: str, source: str, paths: list[str]) -> str | None:
-    target = link.split("|", 1)[0].split("#", 1)[0].strip()
+    target = link_path(link)
     if not target:
         return "self"
     suffix = target.rsplit(".", 1)[-1].lower() if "." in target.rsplit("/", 1)[-1] else ""
@@ -91,7 +101,7 @@ def main() -> int:
     app = App.open(vault, None)
     app.catch_up()
     paths = sorted(r[0] for r in app.db.conn.execute("SELECT path FROM files WHERE status='note'"))
-    total = agree = 0
+    total = agree = escaped = escaped_agree = 0
     misses: list[str] = []
     outs: dict[str, set[str]] = {}
     ins: dict[str, set[str]] = defaultdict(set)
@@ -107,10 +117,13 @@ def main() -> int:
             if expected == "self":
                 continue
             total += 1
-            target = m.group(1).split("|", 1)[0].split("#", 1)[0].strip().lower()
+            target = link_path(m.group(1)).lower()
             dangling = {d["target"].lower() for d in doc["links"]["dangling"]}
             ok = (expected in ours_out) if expected is not None else (target in dangling)
             agree += ok
+            if "\\|" in m.group(1):
+                escaped += 1
+                escaped_agree += ok
             if not ok:
                 misses.append(f"{path}: [[{m.group(1)}]] -> obsidian {expected}")
     # A note linking to itself lists it under links.out; like Obsidian's backlinks pane,
@@ -118,6 +131,9 @@ def main() -> int:
     mirror = sum(1 for src, dsts in outs.items() for dst in dsts if dst != src and src in ins.get(dst, set()))
     edges = sum(len(d - {src}) for src, d in outs.items())
     print(f"wikilinks outside code: {total}; resolved as Obsidian does: {agree} ({100 * agree / max(total, 1):.1f}%)")
+    print(
+        f"  with an escaped pipe ([[Target\\|label]], in tables): {escaped}; resolved as Obsidian does: {escaped_agree}"
+    )
     print(f"links.in mirrors links.out for {mirror} of {edges} resolved links")
     for miss in misses[:20]:
         print("  differs:", miss)
@@ -127,7 +143,8 @@ def main() -> int:
             "## Link resolution (scripts/linkcheck.py)\n\n"
             f"On the Obsidian Help vault ({len(paths)} notes): {agree} of {total} wikilinks outside code "
             f"({100 * agree / max(total, 1):.1f}%) resolve in `vaultmem get` to the note Obsidian resolves them to "
-            "(labels, headings, embeds, folder-qualified targets, duplicate names); `links.in` mirrors "
+            f"(labels, headings, embeds, folder-qualified targets, duplicate names; {escaped_agree} of the {escaped} "
+            "with a table's escaped pipe, `[[Target\\|label]]`); `links.in` mirrors "
             f"`links.out` for {mirror} of {edges} resolved links.\n"
         )
         write_section(args.out, section)

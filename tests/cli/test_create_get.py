@@ -37,10 +37,8 @@ def test_create_writes_canonical_front_matter(
     assert out["version"] == 1 and is_ulid(out["id"])
     path = vault / out["path"]
     assert out["path"].startswith(folder + "/") and out["path"].endswith(".md")
-    if scope == "diary":
-        assert re.match(r"^diary/bob/\d{4}-\d\d-\d\d-deploy-steps\.md$", out["path"])
-    else:
-        assert out["path"] == f"{folder}/deploy-steps.md"
+    # named after the title as Obsidian names files, diary notes too (SPEC §2)
+    assert out["path"] == f"{folder}/Deploy Steps.md"
     fm = front_matter(path)
     assert list(fm) == BASE_KEYS + owner_keys + ["tags", *TAIL_KEYS]
     assert fm["id"] == out["id"]
@@ -121,13 +119,14 @@ def test_same_title_in_other_scopes_is_fine(vault: Path, cli: Cli) -> None:
     cli.ok("note", "create", "--title", "Plan", "--type", "note", "--scope", "shared")
     a = cli.ok("note", "create", "--title", "Plan", "--type", "note", "--scope", "private", ghost="alice")
     b = cli.ok("note", "create", "--title", "plan", "--type", "note", "--scope", "private", ghost="alice")
-    assert a["path"] == "private/alice/plan.md" and b["path"] == "private/alice/plan-2.md"
+    # a taken name in any letter case gets Obsidian's " 1" numbering
+    assert a["path"] == "private/alice/Plan.md" and b["path"] == "private/alice/plan 1.md"
 
 
-def test_same_slug_different_titles_get_unique_files(cli: Cli) -> None:
-    a = cli.ok("note", "create", "--title", "A/B", "--type", "note", "--scope", "shared")
-    b = cli.ok("note", "create", "--title", "A B", "--type", "note", "--scope", "shared")
-    assert (a["path"], b["path"]) == ("shared/a-b.md", "shared/a-b-2.md")
+def test_titles_with_the_same_file_name_get_unique_files(cli: Cli) -> None:
+    a = cli.ok("note", "create", "--title", "Wine: basics", "--type", "note", "--scope", "shared")
+    b = cli.ok("note", "create", "--title", "Wine basics", "--type", "note", "--scope", "shared")
+    assert (a["path"], b["path"]) == ("shared/Wine basics.md", "shared/Wine basics 1.md")
 
 
 @pytest.mark.parametrize(
@@ -172,9 +171,9 @@ def made(cli: Cli) -> dict[str, str]:
     [
         "{id}",
         "{id_lower}",
-        "shared/deploy-steps.md",
-        "shared/deploy-steps",
-        "./shared/deploy-steps.md",
+        "shared/Deploy Steps.md",
+        "shared/Deploy Steps",
+        "./shared/Deploy Steps.md",
         "Deploy Steps",
         "deploy steps",
         "DEPLOY STEPS",
@@ -186,7 +185,7 @@ def test_get_by_id_path_title_alias(cli: Cli, made: dict[str, str], ref: str) ->
     ref = ref.format(id=made["id"], id_lower=made["id"].lower())
     doc = cli.ok("get", ref)
     assert doc["note"]["id"] == made["id"]
-    assert doc["note"]["path"] == "shared/deploy-steps.md"
+    assert doc["note"]["path"] == "shared/Deploy Steps.md"
 
 
 def test_get_document_shape(cli: Cli, made: dict[str, str]) -> None:
@@ -210,7 +209,7 @@ def test_get_document_shape(cli: Cli, made: dict[str, str]) -> None:
         assert key in note, key
     assert doc["body"] == "Run it. See [[Welcome to the vault]] and [[Nowhere]]. #inline\n"
     assert doc["tags"] == ["ops", "inline"]
-    assert [link["path"] for link in doc["links"]["out"]] == ["shared/welcome.md"]
+    assert [link["path"] for link in doc["links"]["out"]] == ["shared/Welcome to the vault.md"]
     assert [d["target"] for d in doc["links"]["dangling"]] == ["Nowhere"]
     assert doc["comments"] == []
     back = cli.ok("get", "Welcome to the vault")

@@ -45,7 +45,8 @@ def _commit(repo: Path) -> None:
 
 
 def _diff(repo: Path, relpath: str) -> tuple[list[str], list[str]]:
-    assert git(repo, "status", "--porcelain").strip() == f"M {relpath}", "only the named note changed"
+    changed = git(repo, "status", "--porcelain", "-z").strip("\0")
+    assert changed.strip() == f"M {relpath}", "only the named note changed"
     return changed_lines(git(repo, "diff", "-U0", "--", relpath))
 
 

@@ -30,7 +30,9 @@ def _check_name(relpath: str, folder: str) -> None:
     assert relpath.startswith(folder + "/")
     name = relpath[len(folder) + 1 :]
     assert "/" not in name and "\\" not in name and not name.startswith(".")
-    assert ".." not in name
+    # dots inside a name are fine (Obsidian keeps them); with no separator and no leading dot
+    # the name is one plain file in `folder`, never `.`, `..` or hidden
+    assert name.endswith(".md") and name.removesuffix(".md").rstrip(". ") == name.removesuffix(".md")
     assert len(name.encode("utf-8")) <= MAX_NAME_BYTES
     assert all(ord(ch) >= 32 for ch in name)
 
@@ -169,7 +171,7 @@ def test_symlinked_note_leaving_the_vault_is_refused(vault: Path, cli: Cli, worl
 
 def test_symlinked_folder_leaving_the_vault_is_refused(vault: Path, cli: Cli, world: Path) -> None:
     target = world / "empty"
-    (vault / "private/alice/example-private-note.md").unlink()
+    (vault / "private/alice/Private notes of alice.md").unlink()
     (vault / "private/alice").rmdir()
     (vault / "private/alice").symlink_to(target)
     (vault / "project/evil").symlink_to(world)
@@ -195,7 +197,7 @@ def test_hostile_references_find_nothing(vault: Path, cli: Cli) -> None:
         "../outside/secret.md",
         "../../passwd",
         "/etc/passwd",
-        str(vault / "shared/welcome.md"),
+        str(vault / "shared/Welcome to the vault.md"),
         "vaultmem.toml",
         ".vaultmem/state.db",
     ):

@@ -113,5 +113,5 @@ def test_console_script_runs(tmp_path: Path, real_vault: Path) -> None:
         env=_env(tmp_path), capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)["note"]["path"] == "shared/welcome.md"
+    assert json.loads(proc.stdout)["note"]["path"] == "shared/Welcome to the vault.md"
     assert proc.stderr == ""

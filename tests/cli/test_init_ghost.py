@@ -18,7 +18,12 @@ def test_init_creates_every_folder_config_and_gitignore(tmp_path: Path) -> None:
     cli = Cli(tmp_path / "v")
     data = cli.ok("init", str(tmp_path / "v"), "--ghost", "alice", "--ghost", "bob", vault=False)
     root = (tmp_path / "v").resolve()
-    assert data == {"vault": str(root), "ghosts": ["alice", "bob"]}
+    assert {k: data[k] for k in ("vault", "ghosts", "examples", "kept")} == {
+        "vault": str(root),
+        "ghosts": ["alice", "bob"],
+        "examples": True,
+        "kept": [],
+    }
     for folder in SCOPE_FOLDERS:
         assert (root / folder).is_dir(), folder
     for ghost in ("alice", "bob"):
@@ -30,9 +35,9 @@ def test_init_creates_every_folder_config_and_gitignore(tmp_path: Path) -> None:
     assert ".vaultmem/" in (root / ".gitignore").read_text().splitlines()
     # the template's extras: a README for humans, an example note per scope, a lint hook
     assert (root / "README.md").is_file()
-    assert (root / "shared/welcome.md").is_file()
-    assert (root / "private/alice/example-private-note.md").is_file()
-    assert (root / "diary/bob/example-diary-entry.md").is_file()
+    assert (root / "shared/Welcome to the vault.md").is_file()
+    assert (root / "private/alice/Private notes of alice.md").is_file()
+    assert (root / "diary/bob/First diary entry of bob.md").is_file()
     hook = root / "hooks/pre-commit"
     assert hook.is_file() and hook.stat().st_mode & 0o111
     assert "vaultmem lint" in hook.read_text()
@@ -58,7 +63,7 @@ def test_init_vault_lints_clean_and_is_usable(tmp_path: Path) -> None:
     cli.ok("init", str(tmp_path / "v"), "--ghost", "alice", vault=False)
     result = cli.ok("lint")
     assert result["errors"] == 0 and result["warnings"] == 0
-    assert cli.ok("get", "Welcome to the vault")["note"]["path"] == "shared/welcome.md"
+    assert cli.ok("get", "Welcome to the vault")["note"]["path"] == "shared/Welcome to the vault.md"
     assert cli.ok("get", "Private notes of alice", ghost="alice")["note"]["owner"] == "alice"
 
 
@@ -90,10 +95,10 @@ def test_init_with_bad_ghost_writes_nothing(tmp_path: Path) -> None:
 def test_init_into_existing_folder_keeps_its_files(tmp_path: Path) -> None:
     root = tmp_path / "obsidian"
     (root / "shared").mkdir(parents=True)
-    (root / "shared/welcome.md").write_text("mine\n")
+    (root / "shared/Welcome to the vault.md").write_text("mine\n")
     (root / "Notes.md").write_text("my notes\n")
     Cli(tmp_path).ok("init", str(root), "--ghost", "alice", vault=False)
-    assert (root / "shared/welcome.md").read_text() == "mine\n"
+    assert (root / "shared/Welcome to the vault.md").read_text() == "mine\n"
     assert (root / "Notes.md").read_text() == "my notes\n"
     assert (root / "vaultmem.toml").is_file()
 

@@ -264,8 +264,14 @@ def test_file_changed_between_read_and_write_exits_4_and_loses_nothing(
 def test_conflict_then_retry_succeeds(vault: Path, cli: Cli, note: dict[str, Any]) -> None:
     path: Path = note["file"]
     path.write_text(path.read_text().replace("keep me", "edited by hand"))
-    out = cli.ok("note", "update", note["id"], "--expect-version", "1", "--append", "after")
-    assert out["version"] == 2
+    # A hand edit is a new version (SPEC §2): the agent that read version 1 must not write
+    # over the person's words; it is told the version to read again.
+    res = cli("note", "update", note["id"], "--expect-version", "1", "--append", "after")
+    assert res.exit_code == 4 and res.data["error"]["current_version"] == 2
+    assert "edited by hand" in res.data["error"]["message"]
+    assert cli.ok("get", note["id"])["note"]["version"] == 2
+    out = cli.ok("note", "update", note["id"], "--expect-version", "2", "--append", "after")
+    assert out["version"] == 3
     assert "edited by hand" in body_of(path) and body_of(path).endswith("after\n")
 
 

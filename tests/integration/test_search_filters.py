@@ -133,7 +133,6 @@ def test_expired_notes_are_left_out_by_default(fvault: Path) -> None:
         ["--min-confidence", "-0.1"],
         ["--min-importance", "2"],
         ["--scope", "everywhere"],
-        ["--mode", "telepathy"],
         ["--limit", "0"],
         ["--graph-depth", "9"],
         ["--budget-tokens", "0"],
@@ -143,3 +142,9 @@ def test_invalid_filter_values_exit_5(fvault: Path, args: list[str]) -> None:
     res = Cli(fvault)("search", WORD, *args, ghost="alice")
     assert res.exit_code == 5, res.stdout
     assert res.data["error"]["code"] == "invalid_input"
+
+
+def test_an_unknown_mode_is_a_usage_error(fvault: Path) -> None:
+    """Bad flag values are usage errors (exit 2), as the README's table says."""
+    res = Cli(fvault)("search", WORD, "--mode", "telepathy", ghost="alice")
+    assert res.exit_code == 2 and res.data["error"]["code"] == "usage"

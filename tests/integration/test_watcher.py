@@ -227,26 +227,27 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Watcher]:
 
 def test_vim_style_save_is_searchable_within_2s(live: Watcher) -> None:
     vault, shared = live.vault, live.vault / "shared"
-    note = shared / "welcome.md"
-    before = ok(vault, "get", "shared/welcome.md")["note"]["id"]
+    note = shared / "Welcome to the vault.md"
+    before = ok(vault, "get", "shared/Welcome to the vault.md")["note"]["id"]
     # What vim does on :w with the default backupcopy=auto, plus a temp-file+rename save.
-    swap = shared / ".welcome.md.swp"
+    swap = shared / ".Welcome to the vault.md.swp"
     swap.write_text("quokkaswap swap file contents")
     probe = shared / "4913"
     probe.write_text("")
     probe.unlink()
-    backup = shared / "welcome.md~"
+    backup = shared / "Welcome to the vault.md~"
     os.rename(note, backup)
     text = backup.read_text().replace("Welcome", "Welcome quokkavim", 1)
-    temp = shared / "welcome.md.tmp"
+    temp = shared / "Welcome to the vault.md.tmp"
     temp.write_text(text)
     saved = time.monotonic()
     os.replace(temp, note)
     backup.unlink()
     wait_until(
-        lambda: search_paths(vault, "quokkavim") == ["shared/welcome.md"], timeout=BUDGET_S - (time.monotonic() - saved)
+        lambda: search_paths(vault, "quokkavim") == ["shared/Welcome to the vault.md"],
+        timeout=BUDGET_S - (time.monotonic() - saved),
     )
-    assert ok(vault, "get", "shared/welcome.md")["note"]["id"] == before
+    assert ok(vault, "get", "shared/Welcome to the vault.md")["note"]["id"] == before
     swap.unlink()
     assert search_paths(vault, "quokkaswap") == []  # swap files are never notes
 
@@ -408,7 +409,7 @@ def test_malformed_requests_get_errors_and_the_watcher_lives(live: Watcher) -> N
         b'{"op": 42}\n',
         b'{"op": "explode"}\n',
         b'{"op": "cli", "argv": "search x"}\n',
-        b'{"op": "cli", "argv": ["note", "delete", "shared/welcome.md"]}\n',
+        b'{"op": "cli", "argv": ["note", "delete", "shared/Welcome to the vault.md"]}\n',
         b'{"op": "cli", "argv": ["search", "x"], "env": {"A": 1}}\n',
         b'{"op": "sync", "paths": "x"}\n',
         b"\xff\xfe\n",
@@ -419,9 +420,9 @@ def test_malformed_requests_get_errors_and_the_watcher_lives(live: Watcher) -> N
         assert reply["error"]["code"] == "invalid_request", (payload, reply)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
         s.connect(path)  # connect and vanish
-    assert (live.vault / "shared" / "welcome.md").exists()
+    assert (live.vault / "shared" / "Welcome to the vault.md").exists()
     assert live.ping()["ok"] is True
-    assert "shared/welcome.md" in search_paths(live.vault, "welcome")
+    assert "shared/Welcome to the vault.md" in search_paths(live.vault, "welcome")
 
 
 def assert_clean_log(vault: Path) -> None:
@@ -442,7 +443,7 @@ CALLS = [
     ("search", "vault notes", "--mode", "bm25", "--explain", "--limit", "5"),
     ("search", "example", "--ghost", "alice"),
     ("search", "example", "--scope", "nonsense"),
-    ("get", "shared/welcome.md"),
+    ("get", "shared/Welcome to the vault.md"),
     ("get", "Welcome to the vault", "--ghost", "bob"),
     ("get", "no such note"),
     ("query", "example"),
@@ -464,7 +465,7 @@ def _outcomes(run: Callable[..., Any]) -> list[tuple[int, Any, str]]:
     for call in CALLS:
         res = run(*call)
         out.append((res.exit_code, _without_timings(json.loads(res.stdout)), res.stderr))
-    human = run("get", "shared/welcome.md", json_=False)
+    human = run("get", "shared/Welcome to the vault.md", json_=False)
     out.append((human.exit_code, human.stdout, human.stderr))
     return out
 
@@ -509,11 +510,11 @@ def test_kill_9_leaves_nothing_to_clean_up(tmp_path: Path, start_watcher: Callab
     first.proc.wait(timeout=10)
     assert (vault / ".vaultmem" / "watcher.sock").exists()  # stale
     # A command meanwhile falls back to doing the work itself.
-    assert "shared/welcome.md" in search_paths(vault, "welcome")
+    assert "shared/Welcome to the vault.md" in search_paths(vault, "welcome")
     assert ok(vault, "status")["watcher"]["running"] is False
     second = start_watcher(vault)
     assert second.ping()["pid"] == second.proc.pid
-    assert "shared/welcome.md" in search_paths(vault, "welcome")
+    assert "shared/Welcome to the vault.md" in search_paths(vault, "welcome")
     assert second.terminate() == 0
 
 
@@ -551,7 +552,7 @@ def test_long_vault_path_gets_a_short_socket(tmp_path: Path, start_watcher: Call
     sock = json.loads((vault / ".vaultmem" / "watcher.json").read_text())["socket"]
     assert not sock.startswith(str(vault)) and Path(sock).exists()
     served = w.ping()["served"]
-    assert "shared/welcome.md" in search_paths(vault, "welcome")
+    assert "shared/Welcome to the vault.md" in search_paths(vault, "welcome")
     assert w.ping()["served"] == served + 1
     assert w.terminate() == 0
     assert not Path(sock).exists()

@@ -37,6 +37,28 @@ def test_extract_links(body: str, expected: list[tuple[str, str, str | None, str
     assert [(lk.target, lk.kind, lk.heading, lk.label) for lk in extract_links(body)] == expected
 
 
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        # In a table, Obsidian escapes a label's pipe: `\|` separates target and label.
+        ("| a | [[Target\\|alias]] |", [("Target", "wiki", None, "alias")]),
+        ("| a | [[Target#Heading\\|alias]] |", [("Target", "wiki", "Heading", "alias")]),
+        ("| a | ![[Engelbart.jpg\\|100]] |", [("Engelbart.jpg", "embed", None, "100")]),
+        ("| [[Folder/Target \\| spaced ]] |", [("Folder/Target", "wiki", None, "spaced")]),
+        ("[[Target\\|alias]] outside a table", [("Target", "wiki", None, "alias")]),
+        ("| `[[Code\\|x]]` | [[Real\\|y]] |", [("Real", "wiki", None, "y")]),
+        ("[[Target\\|]]", [("Target", "wiki", None, None)]),
+    ],
+)
+def test_extract_links_escaped_pipe(body: str, expected: list[tuple[str, str, str | None, str | None]]) -> None:
+    assert [(lk.target, lk.kind, lk.heading, lk.label) for lk in extract_links(body)] == expected
+
+
+def test_an_escaped_pipe_link_resolves_to_its_target() -> None:
+    (link,) = extract_links("| x | [[Alpha Title#H\\|the alpha]] |")
+    assert Resolver(ENTRIES).resolve(link.target) == "shared/alpha.md"
+
+
 # --- tags -------------------------------------------------------------------------------
 
 

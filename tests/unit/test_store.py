@@ -14,31 +14,42 @@ from vaultmem.vault.layout import inside_vault
 
 
 @pytest.mark.parametrize(
-    ("title", "slug"),
+    ("title", "stem"),
     [
-        ("Hello World", "hello-world"),
-        ("../../etc/passwd", "etc-passwd"),
-        ("a/b\\c", "a-b-c"),
-        ("nul\x00byte", "nul-byte"),
-        ("tab\there\nnewline", "tab-here-newline"),
-        ("...", "note"),
-        (".hidden", "hidden"),
-        ("  ", "note"),
-        ("", "note"),
-        ("-_-", "note"),
-        ("🚀 Launch", "launch"),
-        ("a\u202eb", "a-b"),
+        # Obsidian names files by title: case, spaces and scripts kept
+        ("Hello World", "Hello World"),
+        ("Wine basics", "Wine basics"),
         ("日本語のノート", "日本語のノート"),
-        ("Ünïcödé Tïtlé", "ünïcödé-tïtlé"),
-        ("ＦＵＬＬ width", "full-width"),
-        ("file.md", "file-md"),
-        ("a..b", "a-b"),
-        ("C:\\Windows\\system32", "c-windows-system32"),
-        ("\udcff bad bytes", "bad-bytes"),
+        ("Ünïcödé Tïtlé", "Ünïcödé Tïtlé"),
+        ("ＦＵＬＬ width", "ＦＵＬＬ width"),
+        ("🚀 Launch", "🚀 Launch"),
+        ("file.md", "file.md"),
+        ("a..b", "a..b"),
+        ("50% off, (really)!", "50% off, (really)!"),
+        # what Obsidian or a file system forbids becomes a space, runs collapse
+        ("Wine: basics", "Wine basics"),
+        ("A/B testing", "A B testing"),
+        ("C#", "C"),
+        ("What? Why?", "What Why"),
+        ("x [draft] ^1 | y", "x draft 1 y"),
+        ('say "hi" <now> *', "say hi now"),
+        ("C:\\Windows\\system32", "C Windows system32"),
+        ("../../etc/passwd", "etc passwd"),
+        ("nul\x00byte", "nul byte"),
+        ("tab\there\nnewline", "tab here newline"),
+        ("a\u202eb", "a b"),
+        ("\udcff bad bytes", "bad bytes"),
+        # no leading dots (hidden files), no trailing dots or spaces (Windows drops them)
+        (".hidden", "hidden"),
+        ("end.", "end"),
+        ("...", "Untitled"),
+        ("  ", "Untitled"),
+        ("", "Untitled"),
+        ("///", "Untitled"),
     ],
 )
-def test_slugify(title: str, slug: str) -> None:
-    assert store.slugify(title) == slug
+def test_name_for_title(title: str, stem: str) -> None:
+    assert store.name_for_title(title) == stem
 
 
 @pytest.mark.parametrize(
@@ -55,14 +66,14 @@ def test_slugify(title: str, slug: str) -> None:
     ],
     ids=["ascii-300", "latin-300", "cjk-300", "cut-in-char", "words", "dotdot", "nul-slash", "dotdot-deep"],
 )
-def test_slugify_hostile_titles_are_safe_names(title: str) -> None:
-    slug = store.slugify(title)
-    name = f"{slug}-999.md"
+def test_hostile_titles_give_safe_names(title: str) -> None:
+    stem = store.name_for_title(title)
+    name = f"{stem} 999.md"
     assert len(name.encode("utf-8")) <= store.MAX_NAME_BYTES
-    assert slug and not slug.startswith(".")
-    assert "/" not in slug and "\\" not in slug and ".." not in slug
-    assert all(ord(ch) >= 32 and ord(ch) != 127 for ch in slug)
-    slug.encode("utf-8")  # no lone surrogates
+    assert stem and not stem.startswith(".") and stem == stem.strip()
+    assert "/" not in stem and "\\" not in stem and stem not in (".", "..")
+    assert all(ord(ch) >= 32 and ord(ch) != 127 for ch in stem)
+    stem.encode("utf-8")  # no lone surrogates
 
 
 @pytest.mark.parametrize(
@@ -86,8 +97,8 @@ def test_check_relpath_refuses_escapes(relpath: str) -> None:
 
 
 def test_candidate_names() -> None:
-    names = store.candidate_names("n")
-    assert names[:3] == ["n.md", "n-2.md", "n-3.md"]
+    names = list(store.candidate_names("n"))
+    assert names[:3] == ["n.md", "n 1.md", "n 2.md"]  # Obsidian's numbering
     assert len(set(names)) == len(names)
 
 
@@ -104,10 +115,16 @@ def root(tmp_path: Path) -> Path:
 def test_create_unique_never_overwrites(root: Path) -> None:
     first = store.create_unique(root, "shared", "n", b"one")
     second = store.create_unique(root, "shared", "n", b"two")
-    assert (first, second) == ("shared/n.md", "shared/n-2.md")
+    assert (first, second) == ("shared/n.md", "shared/n 1.md")
     assert (root / first).read_bytes() == b"one"
     assert (root / second).read_bytes() == b"two"
-    assert sorted(p.name for p in (root / "shared").iterdir()) == ["n-2.md", "n.md"]  # no temp files left
+    assert sorted(p.name for p in (root / "shared").iterdir()) == ["n 1.md", "n.md"]  # no temp files left
+
+
+def test_create_unique_is_case_insensitive(root: Path) -> None:
+    """`Plan.md` and `plan.md` would collide on macOS and Windows and in Obsidian's links."""
+    (root / "shared" / "Plan.md").write_bytes(b"x")
+    assert store.create_unique(root, "shared", "plan", b"y") == "shared/plan 1.md"
 
 
 def test_create_file_creates_missing_folders_with_umask_mode(root: Path) -> None:

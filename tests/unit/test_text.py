@@ -30,14 +30,68 @@ def test_lead_chars_are_what_the_old_marker_pattern_stripped() -> None:
     [
         ("", []),
         ("One sentence. Two sentences! Three?", ["One sentence.", "Two sentences!", "Three?"]),
-        ("# Title\n\n- a **bold** item\n- [[Target|label]] and [[Plain]]", ["Title", "a bold item", "label and Plain"]),
+        # links stay as written (they used to become their labels: "label and Plain")
+        (
+            "# Title\n\n- a **bold** item\n- [[Target|label]] and [[Plain]]",
+            ["Title", "a bold item", "[[Target|label]] and [[Plain]]"],
+        ),
         ("e.g. this stays. And\tthis   too", ["e.g.", "this stays.", "And this too"]),
         ("---\n***\n", []),
-        ("[[Dr. Who]] met [[X#Part|x]].", ["Dr.", "Who met x."]),
+        # a sentence break inside a link or code span does not cut it (it used to: "Dr.", "Who met x.")
+        ("[[Dr. Who]] met [[X#Part|x]]. Then `a. b` ran.", ["[[Dr. Who]] met [[X#Part|x]].", "Then `a. b` ran."]),
+        ("```python\nx = 1\n```", ["python", "x = 1"]),
     ],
 )
 def test_pieces_of(body: str, pieces: list[str]) -> None:
     assert pieces_of(body) == pieces
+
+
+@pytest.mark.parametrize(
+    ("body", "snippet"),
+    [
+        # names, links, embeds of notes, tags and code spans appear as written
+        ("Set max_retries in __init__.py first.", "Set max_retries in __init__.py first."),
+        ("Set `max_retries` in `__init__.py`.", "Set `max_retries` in `__init__.py`."),
+        (
+            "See [[Internal links]] and [[Internal links#Heading|alias]].",
+            "See [[Internal links]] and [[Internal links#Heading|alias]].",
+        ),
+        ("| a | [[Target\\|alias]] |", "| a | [[Target\\|alias]] |"),
+        (
+            "![[Embed files]]\n![[Embed files#Embed a note in another note]]",
+            "![[Embed files]] ![[Embed files#Embed a note in another note]]",
+        ),
+        ("#tag at the start, a #second one\n- #listed tag", "#tag at the start, a #second one #listed tag"),
+        ("Run `x = 1` then `` a`b `` too.", "Run `x = 1` then `` a`b `` too."),
+        ("`**not bold**` and [[__a note__]]", "`**not bold**` and [[__a note__]]"),
+        (
+            "def f(*args, **kwargs): 2 * 3 * 4; _private_name and __dunder__",
+            "def f(*args, **kwargs): 2 * 3 * 4; _private_name and __dunder__",
+        ),
+        ("-5 degrees\n+1 vote\n**5 stars", "-5 degrees +1 vote **5 stars"),
+        # emphasis markers go
+        ("**bold** *it* ***both*** _it_ __two words__ ~~kept~~", "bold it both it two words ~~kept~~"),
+        ("**bold with `a*b` and *nested* words**", "bold with `a*b` and nested words"),
+        # images go: markdown images and embeds of image files; a markdown embed of a note stays
+        ("Before ![alt text](img.png) after.", "Before after."),
+        ("Logo ![](https://example.com/logo) here ![n](other.md#Part)", "Logo here ![n](other.md#Part)"),
+        ("A ![[photo.png]] B ![[Photo.JPG|200]] C ![[sub/pic.webp#x]] D", "A B C D"),
+        ("| x | ![[Engelbart.jpg\\|100]] |", "| x | |"),
+        ("Icon ![[lucide-settings.svg#icon]] → General", "Icon → General"),
+        # callout markers go, their titles and bodies stay
+        ("> [!note] Title\n> Body text.", "Title Body text."),
+        ("> [!warning]-\n> Folded body.", "Folded body."),
+        (">[!tip]+ Open tip\n> > [!info] Nested", "Open tip Nested"),
+        (
+            "Write `> [!note]` for a callout; [!note] mid-line stays.",
+            "Write `> [!note]` for a callout; [!note] mid-line stays.",
+        ),
+        # list, quote and heading markers go
+        ("## Heading\n> quoted\n- item\n* star\n+ plus", "Heading quoted item star plus"),
+    ],
+)
+def test_snippet_keeps_meaning(body: str, snippet: str) -> None:
+    assert best_passage(body, [], None) == snippet
 
 
 FILLER = "This filler sentence follows every piece, so the best piece never takes its predecessor along."

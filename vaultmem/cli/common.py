@@ -24,6 +24,13 @@ GhostOpt = Annotated[
     typer.Option("--ghost", help="Acting ghost (agent identity). Default: $VAULTMEM_GHOST.", show_default=False),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print exactly one JSON document on stdout.")]
+ExpectVersionOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--expect-version",
+        help="Fail with exit 4, changing nothing, unless the note is at this version (a hand edit is a new version).",
+    ),
+]
 
 
 def globals_of(ctx: typer.Context) -> dict[str, Any]:

@@ -6,38 +6,51 @@ from typing import Annotated, Any
 
 import typer
 
-from vaultmem.cli.common import GhostOpt, JsonOpt, VaultOpt, json_mode, open_app, read_file_arg
-from vaultmem.cli.output import emit
+from vaultmem.cli.common import ExpectVersionOpt, GhostOpt, JsonOpt, VaultOpt, json_mode, open_app, read_file_arg
+from vaultmem.cli.output import emit, notice, plain, record, safe
 
 
 def _render_path(con: Any, data: dict[str, Any]) -> None:
-    from rich.markup import escape
+    """`path  (id …)`; through a pipe `path<TAB>id`."""
+    from rich.text import Text
 
-    con.print(f"[bold]{escape(data['path'])}[/]  (id {escape(data['id'])})")
+    if plain(con):
+        record(con, data["path"], data["id"])
+        return
+    con.print(Text.assemble(safe(data["path"], "bold"), "  (id ", safe(data["id"]), ")"))
 
 
 def _render_inbox(con: Any, data: dict[str, Any]) -> None:
+    """A table on a terminal; through a pipe `id created title path` per capture, tab-separated."""
     from rich.table import Table
-    from rich.text import Text
 
+    if plain(con):
+        for c in data["captures"]:
+            record(con, c["id"], c["created"], c["title"], c["path"])
+        if not data["captures"]:
+            notice("Inbox is empty.")
+        return
     if not data["captures"]:
         con.print("Inbox is empty.")
         return
     table = Table("id", "created", "title", "path", box=None)
     for c in data["captures"]:
-        table.add_row(*(Text(str(v or "")) for v in (c["id"], c["created"], c["title"], c["path"])))
+        table.add_row(*(safe(v) for v in (c["id"], c["created"], c["title"], c["path"])))
     con.print(table)
 
 
 def _render_writes(con: Any, data: dict[str, Any]) -> None:
-    from rich.markup import escape
+    """One line per item; through a pipe `wrote|duplicate|rejected index path-or-reason`."""
+    from rich.text import Text
 
-    for w in data["written"]:
-        con.print(f"[green]wrote[/] #{w['index']} {escape(w['path'])}")
-    for d in data["duplicates"]:
-        con.print(f"[yellow]duplicate[/] #{d['index']} of {escape(d['path'])}")
-    for r in data["rejected"]:
-        con.print(f"[red]rejected[/] #{r['index']}: {escape(r['reason'])}")
+    rows = [("wrote", "green", w["index"], w["path"]) for w in data["written"]]
+    rows += [("duplicate", "yellow", d["index"], d["path"]) for d in data["duplicates"]]
+    rows += [("rejected", "red", r["index"], r["reason"]) for r in data["rejected"]]
+    for what, style, index, text in rows:
+        if plain(con):
+            record(con, what, index, text)
+        else:
+            con.print(Text.assemble((what, style), f" #{index} ", safe(text)))
 
 
 def register(app: typer.Typer) -> None:
@@ -80,6 +93,7 @@ def register(app: typer.Typer) -> None:
         scope: Annotated[str, typer.Option("--scope", help="shared | private | diary | project")],
         project: Annotated[str | None, typer.Option("--project", help="Project (scope project).")] = None,
         parent: Annotated[str | None, typer.Option("--parent", help="Parent note: id or title.")] = None,
+        expect_version: ExpectVersionOpt = None,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
@@ -87,7 +101,7 @@ def register(app: typer.Typer) -> None:
         """Turn a capture into a structured note and remove it from the inbox."""
         from vaultmem.services.capture import promote
 
-        result = promote(open_app(ctx, vault, ghost), ref, title, type_, scope, project, parent)
+        result = promote(open_app(ctx, vault, ghost), ref, title, type_, scope, project, parent, expect_version)
         emit(result, json_mode(ctx, json_), _render_path)
 
     @app.command("write")

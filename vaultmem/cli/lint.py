@@ -7,24 +7,33 @@ from typing import Annotated, Any
 import typer
 
 from vaultmem.cli.common import GhostOpt, JsonOpt, VaultOpt, json_mode, open_app
-from vaultmem.cli.output import emit
+from vaultmem.cli.output import emit, notice, plain, record, safe
 
 
 def _render(con: Any, data: dict[str, Any]) -> None:
-    from rich.markup import escape
+    """A table on a terminal; through a pipe one tab-separated line per problem, `path
+    severity code message` (and `path fixed id <id>` per id written), the totals on stderr."""
     from rich.table import Table
     from rich.text import Text
 
+    totals = f"{data['checked']} notes checked: {data['errors']} errors, {data['warnings']} warnings"
+    if plain(con):
+        for p in data["problems"]:
+            record(con, p["path"], p["severity"], p["code"], p["message"])
+        for fixed in data.get("fixed", []):
+            record(con, fixed["path"], "fixed", "id", fixed["id"])
+        notice(totals)
+        return
     if data["problems"]:
         table = Table("path", "severity", "code", "message", box=None)
         for p in data["problems"]:
             style = "red" if p["severity"] == "error" else "yellow"
             # Paths and messages are data (a file may be named "[red].md"), never markup.
-            table.add_row(Text(p["path"]), Text(p["severity"], style=style), p["code"], Text(p["message"]))
+            table.add_row(safe(p["path"]), Text(p["severity"], style=style), safe(p["code"]), safe(p["message"]))
         con.print(table)
     for fixed in data.get("fixed", []):
-        con.print(f"[green]fixed[/] {escape(fixed['path'])}: id {fixed['id']}")
-    con.print(f"{data['checked']} notes checked: {data['errors']} errors, {data['warnings']} warnings")
+        con.print(Text.assemble(("fixed", "green"), " ", safe(fixed["path"]), ": id ", safe(fixed["id"])))
+    con.print(totals, markup=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -50,6 +50,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "status": ("indexing", "Notes per scope, index freshness, embedding backend, watcher."),
     "watch": ("watch", "Keep every index in step with the files, and serve other commands while running."),
     "lint": ("lint", "Check every note: front matter, scopes, ids, types, ranges, links."),
+    "fix-names": ("files", "Rename notes after their titles as Obsidian names files; every link to them is rewritten."),
+    "trash": ("files", "Deleted notes: list them, bring one back."),
 }
 
 

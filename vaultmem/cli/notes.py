@@ -6,54 +6,94 @@ from typing import Annotated, Any
 
 import typer
 
-from vaultmem.cli.common import GhostOpt, JsonOpt, VaultOpt, json_mode, open_app, read_file_arg, read_text_arg
-from vaultmem.cli.output import emit
+from vaultmem.cli.common import (
+    ExpectVersionOpt,
+    GhostOpt,
+    JsonOpt,
+    VaultOpt,
+    json_mode,
+    open_app,
+    read_file_arg,
+    read_text_arg,
+)
+from vaultmem.cli.files import register_move
+from vaultmem.cli.output import clean, emit, plain, record, safe
 
 BodyOpt = Annotated[str | None, typer.Option("--body", help="Body text; '-' reads stdin.")]
 BodyFileOpt = Annotated[str | None, typer.Option("--body-file", help="Read the body from a file ('-' = stdin).")]
 
 
 def _render_write(con: Any, data: dict[str, Any]) -> None:
-    from rich.markup import escape
+    """`path  (id …, version N)`; through a pipe `path<TAB>id[<TAB>version]`."""
+    from rich.text import Text
 
+    if plain(con):
+        record(con, data["path"], data["id"], *([data["version"]] if "version" in data else []))
+        return
     version = f", version {data['version']}" if "version" in data else ""
-    con.print(f"[bold]{escape(data['path'])}[/]  (id {escape(data['id'])}{version})")
+    con.print(Text.assemble(safe(data["path"], "bold"), "  (id ", safe(data["id"]), version, ")"))
 
 
 def _render_delete(con: Any, data: dict[str, Any]) -> None:
-    from rich.markup import escape
+    """Through a pipe `path<TAB>trashed_to`."""
+    from rich.text import Text
 
-    con.print(f"Moved {escape(data['path'])} to {escape(data['trashed_to'])}")
+    if plain(con):
+        record(con, data["path"], data["trashed_to"])
+        return
+    con.print(Text.assemble("Moved ", safe(data["path"]), " to ", safe(data["trashed_to"])))
+
+
+_META_KEYS = ("id", "type", "scope", "owner", "project", "path", "trust_score", "updated", "version")
 
 
 def _render_note(con: Any, doc: dict[str, Any]) -> None:
+    """On a terminal: a panel of fields, the body as markdown, links and comments. Through a
+    pipe, like a mail message: `key<TAB>value` header lines (title, fields, `tag`, `link-out`
+    / `link-in` `id path title`, `comment` `at by text`), a blank line, then the body as
+    stored. Everything from the note is data: markup-like text prints literally and control
+    characters are neutralised (`clean`), in the body too."""
     from rich.markdown import Markdown
-    from rich.markup import escape
     from rich.panel import Panel
     from rich.table import Table
     from rich.text import Text
 
-    # Note data is text, never rich markup: a title like "[/]" must print, not crash.
-    note = doc["note"]
+    note, links = doc["note"], doc["links"]
+    comments = [c for c in doc["comments"] if isinstance(c, dict)]
+    if plain(con):
+        record(con, "title", note["title"])
+        for key in _META_KEYS:
+            if note.get(key) is not None:
+                record(con, key, note[key])
+        for tag in doc["tags"]:
+            record(con, "tag", tag)
+        for kind, items in (("link-out", links["out"]), ("link-in", links["in"])):
+            for item in items:
+                record(con, kind, item.get("id"), item["path"], item.get("title"))
+        for c in comments:
+            record(con, "comment", c.get("at"), c.get("by"), c.get("text"))
+        body = clean(doc["body"])
+        con.file.write("\n" + body + ("" if not body or body.endswith("\n") else "\n"))
+        con.file.flush()
+        return
     meta = Table.grid(padding=(0, 2))
-    for key in ("id", "type", "scope", "owner", "project", "path", "trust_score", "updated", "version"):
+    for key in _META_KEYS:
         if note.get(key) is not None:
-            meta.add_row(f"[dim]{key}[/]", Text(str(note[key])))
+            meta.add_row(Text(key, style="dim"), safe(note[key]))
     if doc["tags"]:
-        meta.add_row("[dim]tags[/]", Text(", ".join(doc["tags"])))
-    con.print(Panel(meta, title=Text(str(note["title"]), style="bold"), expand=False))
-    con.print(Markdown(doc["body"]))
-    links = doc["links"]
+        meta.add_row(Text("tags", style="dim"), Text(", ".join(clean(t, inline=True) for t in doc["tags"])))
+    con.print(Panel(meta, title=safe(note["title"], "bold"), expand=False))
+    # Markdown of the cleaned body: escape sequences are already visible text; links show
+    # their target ("text (url)") rather than hiding it in a terminal hyperlink.
+    con.print(Markdown(clean(doc["body"]), hyperlinks=False))
     if links["out"] or links["in"]:
         con.print()
-        for item in links["out"]:
-            con.print(f"[dim]→[/] {escape(str(item['title']))} [dim]({escape(item['path'])})[/]")
-        for item in links["in"]:
-            con.print(f"[dim]←[/] {escape(str(item['title']))} [dim]({escape(item['path'])})[/]")
-    for comment in doc["comments"]:
-        if isinstance(comment, dict):
-            who = escape(f"{comment.get('at')} {comment.get('by')}:")
-            con.print(f"[dim]{who}[/] {escape(str(comment.get('text')))}")
+        for arrow, items in (("→", links["out"]), ("←", links["in"])):
+            for item in items:
+                con.print(Text.assemble((arrow, "dim"), " ", safe(item.get("title")), " (", safe(item["path"]), ")"))
+    for c in comments:
+        who = f"{clean(c.get('at'), inline=True)} {clean(c.get('by'), inline=True)}:"
+        con.print(Text.assemble((who, "dim"), " ", safe(c.get("text"), inline=False)))
 
 
 def _body(body: str | None, body_file: str | None) -> str | None:
@@ -69,6 +109,7 @@ def _body(body: str | None, body_file: str | None) -> str | None:
 def register(app: typer.Typer) -> None:
     note_app = typer.Typer(help="Create, change, validate, comment on and delete notes.", no_args_is_help=True)
     app.add_typer(note_app, name="note")
+    register_move(note_app)
 
     @note_app.command("create")
     def create(
@@ -119,9 +160,7 @@ def register(app: typer.Typer) -> None:
         replace_section: Annotated[
             str | None, typer.Option("--replace-section", help="Replace the section under HEADING with --body.")
         ] = None,
-        expect_version: Annotated[
-            int | None, typer.Option("--expect-version", help="Fail with exit 4 unless the note is at this version.")
-        ] = None,
+        expect_version: ExpectVersionOpt = None,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
@@ -142,6 +181,7 @@ def register(app: typer.Typer) -> None:
         ref: Annotated[str, typer.Argument(help="Note id, path, title or alias.")],
         by: Annotated[str, typer.Option("--by", help="Who validated: GHOST/MODEL.")],
         trust: Annotated[float | None, typer.Option("--trust", help="New trust_score in [0, 1].")] = None,
+        expect_version: ExpectVersionOpt = None,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
@@ -149,7 +189,8 @@ def register(app: typer.Typer) -> None:
         """Record a validation and optionally adjust trust (memory_note_validate)."""
         from vaultmem.services.notes import validate_note
 
-        emit(validate_note(open_app(ctx, vault, ghost), ref, by, trust), json_mode(ctx, json_), _render_write)
+        result = validate_note(open_app(ctx, vault, ghost), ref, by, trust, expect_version)
+        emit(result, json_mode(ctx, json_), _render_write)
 
     @note_app.command("comment")
     def comment(
@@ -157,6 +198,7 @@ def register(app: typer.Typer) -> None:
         ref: Annotated[str, typer.Argument(help="Note id, path, title or alias.")],
         text: Annotated[str, typer.Option("--text", help="Comment text ('-' = stdin).")],
         model: Annotated[str | None, typer.Option("--model", help="Model that wrote the comment.")] = None,
+        expect_version: ExpectVersionOpt = None,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
@@ -164,21 +206,32 @@ def register(app: typer.Typer) -> None:
         """Append a comment to a note's front matter (memory_note_comment)."""
         from vaultmem.services.notes import comment_note
 
-        result = comment_note(open_app(ctx, vault, ghost), ref, read_text_arg(text, "text") or "", model)
+        text_ = read_text_arg(text, "text") or ""
+        result = comment_note(open_app(ctx, vault, ghost), ref, text_, model, expect_version)
         emit(result, json_mode(ctx, json_), _render_write)
 
     @note_app.command("delete")
     def delete(
         ctx: typer.Context,
         ref: Annotated[str, typer.Argument(help="Note id, path, title or alias.")],
+        expect_version: ExpectVersionOpt = None,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
     ) -> None:
-        """Move a note into .vaultmem/trash/ (memory_delete)."""
+        """Move a note into .vaultmem/trash/ (memory_delete); `vaultmem trash restore` brings it back."""
         from vaultmem.services.notes import delete_note
 
-        emit(delete_note(open_app(ctx, vault, ghost), ref), json_mode(ctx, json_), _render_delete)
+        result = delete_note(open_app(ctx, vault, ghost), ref, expect_version)
+        emit(result, json_mode(ctx, json_), _render_delete)
+        if result["linked_from"]:
+            from vaultmem.cli.output import clean, notice
+
+            paths = ", ".join(clean(src["path"], inline=True) for src in result["linked_from"])
+            notice(
+                f"warning: {len(result['linked_from'])} note(s) link to it and now have a dangling link: {paths}; "
+                f"`vaultmem trash restore {result['id']}` brings it back"
+            )
 
     @app.command("get")
     def get(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.text import Text
 
 Renderer = Callable[["Console", Any], None]
 
@@ -28,11 +30,76 @@ def _isatty(stream: Any) -> bool:
 
 
 def console(stderr: bool = False) -> Console:
+    """A rich console for people. On a terminal (or with FORCE_COLOR) renderers draw tables
+    and colours; elsewhere (a pipe, a file) nothing is wrapped and renderers print plain
+    records, one per line (see `plain` and `record`)."""
     from rich.console import Console
 
     stream = sys.stderr if stderr else sys.stdout
     width = None if _isatty(stream) else int(os.environ.get("COLUMNS", "100"))
-    return Console(file=stream, width=width, highlight=False, soft_wrap=False)
+    # No emoji codes either: ":smile:" in a path stays ":smile:".
+    con = Console(file=stream, width=width, highlight=False, soft_wrap=False, emoji=False)
+    con.soft_wrap = not con.is_terminal
+    return con
+
+
+# --- note text is data ------------------------------------------------------------------------
+#
+# Everything a note supplies (titles, paths, tags, bodies, snippets, messages about files) is
+# shown through `clean`/`safe`: never parsed as rich markup, and with every character that
+# could steer a terminal made visible. C0 and C1 controls (ESC starts ANSI and OSC sequences,
+# CR rewinds the line, NUL, BEL, DEL, …) and the bidi embeddings, overrides and isolates
+# (U+202A-U+202E, U+2066-U+2069, which reorder what follows them) print as escapes such as
+# `\x1b` or `\u202e`; line and paragraph separators too. Newlines and tabs stay, except
+# in `inline` text (one field of one line), where they print as `\n` and `\t`.
+
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+_UNSAFE_INLINE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+_NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def _visible(match: re.Match[str]) -> str:
+    ch = match.group()
+    if ch in _NAMED:
+        return _NAMED[ch]
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def clean(value: Any, inline: bool = False) -> str:
+    """Note-derived text, safe to print: control and bidi characters made visible (see above).
+
+    `None` is the empty string. `inline` also escapes newlines and tabs (one field of a
+    tab-separated record, a title in a table cell)."""
+    if value is None:
+        return ""
+    text = value if isinstance(value, str) else str(value)
+    if inline:
+        return _UNSAFE_INLINE.sub(_visible, text)
+    return _UNSAFE.sub(_visible, text.replace("\r\n", "\n"))
+
+
+def flat(value: Any) -> str:
+    """Running text (a snippet, an excerpt) as one safe line: whitespace runs become one space."""
+    return " ".join(clean(value).split())
+
+
+def safe(value: Any, style: str = "", inline: bool = True) -> Text:
+    """Note-derived text as a rich Text: never markup, escape sequences neutralised."""
+    from rich.text import Text
+
+    return Text(clean(value, inline=inline), style=style)
+
+
+def plain(con: Console) -> bool:
+    """True when stdout is not a terminal: print records, not tables."""
+    return not con.is_terminal
+
+
+def record(con: Console, *fields: Any) -> None:
+    """One tab-separated line of full, unpadded, untruncated, safe fields (for grep and cut)."""
+    con.file.write("\t".join(clean(f, inline=True) for f in fields) + "\n")
+    con.file.flush()
 
 
 def dumps(data: Any) -> str:
@@ -50,8 +117,8 @@ def emit(data: Any, json_mode: bool, render: Renderer | None = None) -> None:
 
 
 def notice(message: str) -> None:
-    """A line for people on stderr (never on stdout, never in JSON)."""
-    sys.stderr.write(message.rstrip("\n") + "\n")
+    """A line for people on stderr (never on stdout, never in JSON); note text in it is data."""
+    sys.stderr.write(clean(message.rstrip("\n")) + "\n")
     sys.stderr.flush()
 
 
@@ -63,7 +130,7 @@ def error(code: str, message: str, json_mode: bool, details: dict[str, Any] | No
         sys.stdout.write(json.dumps({"error": payload}, ensure_ascii=False) + "\n")
         sys.stdout.flush()
         return
-    sys.stderr.write(f"vaultmem: error: {message}\n")
+    sys.stderr.write(f"vaultmem: error: {clean(message)}\n")
     sys.stderr.flush()
 
 

@@ -7,25 +7,44 @@ from typing import Annotated, Any
 import typer
 
 from vaultmem.cli.common import GhostOpt, JsonOpt, VaultOpt, json_mode, open_app
-from vaultmem.cli.output import emit, progress_hook
+from vaultmem.cli.output import clean, emit, flat, notice, plain, progress_hook, record, safe
 
 
 def _render_query(con: Any, data: dict[str, Any]) -> None:
+    """Through a pipe: one line per match, `relevance id path title excerpt` tab-separated
+    (the excerpt whole), and the summary on stderr."""
     from rich.table import Table
+    from rich.text import Text
 
-    con.print(data["query_summary"])
+    if plain(con):
+        for m in data["matches"]:
+            record(con, f"{m['relevance']:.2f}", m.get("id"), m["path"], m.get("title"), flat(m["excerpt"]))
+        notice(data["query_summary"])
+        return
+    con.print(safe(data["query_summary"], inline=False))
     if data["matches"]:
         table = Table("relevance", "note", box=None, padding=(0, 1))
         for m in data["matches"]:
-            table.add_row(f"{m['relevance']:.2f}", f"[bold]{m['title']}[/] [dim]{m['path']}[/]\n{m['excerpt'][:300]}")
+            cell = Text.assemble(safe(m.get("title"), "bold"), " ", safe(m["path"], "dim"), "\n", flat(m["excerpt"]))
+            table.add_row(f"{m['relevance']:.2f}", cell)
         con.print(table)
 
 
 def _render_reference(con: Any, data: dict[str, Any]) -> None:
+    """The topic, then its results as `search` shows them (through a pipe the topic is a
+    first line `topic id path title summary`)."""
+    from rich.text import Text
+
     from vaultmem.cli.search import render_results
 
     topic = data["topic"]
-    con.print(f"Topic [bold]{topic['title']}[/] ({topic['path']}, {topic['files']} files): {topic['summary']}")
+    about = f"({clean(topic['path'], inline=True)}, {topic['files']} files): {flat(topic['summary'])}"
+    if plain(con):
+        # Shaped like a result line, "topic" in the score column: cut -f2- still works.
+        record(con, "topic", topic.get("id"), topic["path"], topic["title"], flat(topic["summary"]))
+        notice(f"topic {topic['path']} lists {topic['files']} files")
+    else:
+        con.print(Text.assemble("Topic ", safe(topic["title"], "bold"), " ", about))
     render_results(con, {**data, "query": data["question"], "tokens_used": 0})
 
 

@@ -2,40 +2,58 @@
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any
 
 import typer
 
 from vaultmem.cli.common import GhostOpt, JsonOpt, VaultOpt, json_mode, open_app
-from vaultmem.cli.output import emit, progress_hook
+from vaultmem.cli.output import clean, emit, flat, notice, plain, progress_hook, record, safe
+
+
+def _explain(explain: Any) -> str:
+    return json.dumps(explain, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 def render_results(con: Any, data: dict[str, Any]) -> None:
+    """Search results for people. Warnings are not repeated here: the service already sent
+    them to stderr. Through a pipe: one line per result, `score id path title snippet`
+    tab-separated; the summary line goes to stderr."""
     from rich.table import Table
+    from rich.text import Text
 
-    for warning in data.get("warnings", []):
-        con.print(f"[yellow]{warning}[/]")
+    summary = (
+        f"{data['returned']} results, mode {data['mode']}, {data['search_time_ms']} ms, ~{data['tokens_used']} tokens"
+    )
+    if plain(con):
+        for result in data["results"]:
+            s = result["summary"]
+            fields = [f"{s['score']:.4f}", s["id"], s["path"], s["title"], flat(s.get("snippet"))]
+            if "explain" in result:
+                fields.append(_explain(result["explain"]))
+            record(con, *fields)
+        # repr() shows control and bidi characters as escapes: safe as it is.
+        notice(summary if data["results"] else f"No results for {str(data['query'])!r}.")
+        return
     if not data["results"]:
-        con.print(f"No results for {data['query']!r}.")
+        con.print(Text(f"No results for {str(data['query'])!r}."))
         return
     table = Table("#", "score", "note", box=None, show_lines=False, padding=(0, 1))
     for i, result in enumerate(data["results"], 1):
         s = result["summary"]
-        lines = [f"[bold]{s['title']}[/] [dim]{s['path']}[/]"]
+        cell = Text.assemble(safe(s["title"], "bold"), " ", safe(s["path"], "dim"))
         if s.get("snippet"):
-            lines.append(s["snippet"])
+            cell.append("\n" + flat(s["snippet"]))
         related = []
         for key, arrow in (("parents", "↑"), ("links_out", "→"), ("links_in", "←")):
-            related += [f"{arrow} {n['title']}" for n in result.get(key, [])]
+            related += [f"{arrow} {clean(n['title'], inline=True)}" for n in result.get(key, [])]
         if related:
-            lines.append("[dim]" + "  ".join(related[:6]) + "[/]")
+            cell.append("\n" + "  ".join(related[:6]), style="dim")
         if "explain" in result:
-            lines.append(f"[dim]{result['explain']}[/]")
-        table.add_row(str(i), f"{s['score']:.4f}", "\n".join(lines))
+            cell.append("\n" + clean(_explain(result["explain"])), style="dim")
+        table.add_row(str(i), f"{s['score']:.4f}", cell)
     con.print(table)
-    con.print(
-        f"[dim]{data['returned']} results, mode {data['mode']}, {data['search_time_ms']} ms, ~{data['tokens_used']} tokens[/]"
-    )
+    con.print(Text(summary, style="dim"))
 
 
 def register(app: typer.Typer) -> None:
@@ -87,8 +105,13 @@ def register(app: typer.Typer) -> None:
         json_: JsonOpt = False,
     ) -> None:
         """Hybrid search (BM25 + vectors, RRF) with graph expansion (memory_search)."""
+        from vaultmem.errors import UsageError
+        from vaultmem.search.hybrid import MODES
         from vaultmem.services.search import FilterSpec, SearchRequest
         from vaultmem.services.search import search as do_search
+
+        if mode not in MODES:  # a bad flag value is a usage error (exit 2), as --limit abc is
+            raise UsageError(f"invalid value for '--mode': {mode!r} is not one of {', '.join(MODES)}")
 
         req = SearchRequest(
             query=query, mode=mode, limit=limit,

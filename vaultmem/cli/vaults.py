@@ -8,20 +8,23 @@ from typing import Annotated, Any
 import typer
 
 from vaultmem.cli.common import GhostOpt, JsonOpt, VaultOpt, globals_of, json_mode, open_app
-from vaultmem.cli.output import emit
+from vaultmem.cli.output import clean, emit, safe
 
 
 def _render_init(con: Any, data: dict[str, Any]) -> None:
-    from rich.markup import escape
+    from rich.text import Text
 
-    con.print(f"Created vault at [bold]{escape(data['vault'])}[/]")
+    con.print(Text.assemble("Created vault at ", safe(data["vault"], "bold")))
     if data["ghosts"]:
-        con.print("Ghosts: " + ", ".join(data["ghosts"]))
-    con.print("Next: open it in Obsidian, `git init` it, and try `vaultmem note create --help`.")
+        con.print(Text("Ghosts: " + ", ".join(clean(g, inline=True) for g in data["ghosts"])))
+    con.print("Next: open it in Obsidian, `git init` it, and try `vaultmem note create --help`.", markup=False)
 
 
 def _render_ghosts(con: Any, data: dict[str, Any]) -> None:
-    con.print("\n".join(data["ghosts"]) if data["ghosts"] else "(no ghosts registered)")
+    from rich.text import Text
+
+    names = [clean(g, inline=True) for g in data["ghosts"]]
+    con.print(Text("\n".join(names) if names else "(no ghosts registered)"))
 
 
 def register(app: typer.Typer) -> None:
@@ -30,17 +33,47 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         path: Annotated[Path | None, typer.Argument(help="Folder for the new vault (default: current folder).")] = None,
         ghost: Annotated[list[str] | None, typer.Option("--ghost", help="Register a ghost (repeatable).")] = None,
+        examples: Annotated[
+            bool | None,
+            typer.Option(
+                "--examples/--no-examples",
+                help="Add the example notes, README and lint hook (default: only in a folder without notes).",
+            ),
+        ] = None,
         vault: VaultOpt = None,
         json_: JsonOpt = False,
     ) -> None:
-        """Create a new vault from the template: folders, vaultmem.toml, .gitignore, examples."""
+        """Create a new vault from the template: folders, vaultmem.toml, .gitignore, examples.
+
+        In a folder that already holds notes (an existing Obsidian vault), init adds only
+        vaultmem.toml, the scope folders and the `.vaultmem/` rule in .gitignore (appended
+        once to an existing .gitignore); no examples unless --examples. Existing notes and
+        files are never changed. It lists what it added and what it kept. If vaultmem.toml
+        already exists, init changes nothing and exits 4; use `vaultmem ghost add` to
+        register more ghosts.
+        """
         from vaultmem.services.vaults import init_vault
+
+        def render(con: Any, data: dict[str, Any]) -> None:
+            from rich.markup import escape
+
+            _render_init(con, data)
+            if data["existing_notes"]:
+                con.print(f"Kept {data['existing_notes']} existing note(s) as they were.")
+            if data["added"]:
+                con.print("Added: " + escape(", ".join(data["added"])))
+            if data["appended"]:
+                con.print("Appended .vaultmem/ to: " + escape(", ".join(data["appended"])))
+            if data["kept"]:
+                con.print("Already there, left alone: " + escape(", ".join(data["kept"])))
+            if not data["examples"]:
+                con.print("No example notes added (run with --examples for them).")
 
         target = path or vault or globals_of(ctx).get("vault") or Path.cwd()
         ghosts = list(ghost or [])
         if not ghosts and globals_of(ctx).get("ghost"):
             ghosts = [globals_of(ctx)["ghost"]]
-        emit(init_vault(Path(target), ghosts), json_mode(ctx, json_), _render_init)
+        emit(init_vault(Path(target), ghosts, examples), json_mode(ctx, json_), render)
 
     ghost_app = typer.Typer(help="Register and list ghosts (agent identities).", no_args_is_help=True)
     app.add_typer(ghost_app, name="ghost")

@@ -7,16 +7,18 @@ from typing import Annotated, Any
 import typer
 
 from vaultmem.cli.common import GhostOpt, JsonOpt, VaultOpt, json_mode, open_app
-from vaultmem.cli.output import emit
+from vaultmem.cli.output import clean, emit
 
 
 def _render(con: Any, data: dict[str, Any]) -> None:
+    # The socket lives under the vault, whose path is data ("[notes]/…" is not markup).
     if "stopped" in data:
-        con.print(f"watcher stopped (pid {data['pid']})" if data["stopped"] else "no watcher running")
+        line = f"watcher stopped (pid {data['pid']})" if data["stopped"] else "no watcher running"
     elif data.get("already_running"):
-        con.print(f"watcher already running, pid {data['pid']}, socket {data['socket']}")
+        line = f"watcher already running, pid {data['pid']}, socket {clean(data['socket'], inline=True)}"
     else:
-        con.print(f"watcher running, pid {data['pid']}, socket {data['socket']}")
+        line = f"watcher running, pid {data['pid']}, socket {clean(data['socket'], inline=True)}"
+    con.print(line, markup=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -19,7 +19,7 @@ from vaultmem.index.statedb import NoteRecord, StateDB
 from vaultmem.models import Problem
 from vaultmem.vault.ids import derived_id
 from vaultmem.vault.layout import FileEntry, classify, symlink_refusal, walk_notes
-from vaultmem.vault.note import CANONICAL_KEYS, ParsedNote, Unreadable, parse_note
+from vaultmem.vault.note import CANONICAL_KEYS, ParsedNote, Unreadable, effective_version, parse_note, version_now
 from vaultmem.vault.schema import check_note
 
 Progress = Callable[[int, int], None]
@@ -130,10 +130,18 @@ def record_for(parsed: ParsedNote | Unreadable, entry: FileEntry, config: VaultC
         trust=_unit(fm.get("trust_score")),
         confidence=_unit(fm.get("confidence")),
         importance=_unit(fm.get("importance")),
-        version=parsed.version,
+        # The file's own version, counting an edited body; catch_up adds what only the
+        # previous row knows (an edit of the front matter, repeated edits).
+        version=effective_version(parsed.version, parsed.body_edited, None),
         links=tuple(link.to_dict() for link in parsed.links),
         problems=tuple(p.to_dict() for p in problems),
-        extra={"source": _text(fm.get("source")), "body_hash": parsed.body_hash(), "prose": prose_fields(fm)},
+        extra={
+            "source": _text(fm.get("source")),
+            "body_hash": parsed.body_hash(),
+            "prose": prose_fields(fm),
+            "file_version": parsed.version,
+            "body_edited": parsed.body_edited,
+        },
     )
 
 
@@ -218,6 +226,33 @@ def carry_derived_ids(
                 n += 1
             rec = replace(rec, id=derived_id(f"{rec.path}#{n}"))
         taken.add(rec.id or "")
+        out.append(rec)
+    return out
+
+
+def count_versions(
+    records: list[NoteRecord],
+    before: Mapping[str, NoteRecord],
+    moves: Iterable[tuple[str, str]],
+    written: Mapping[str, tuple[str, int]],
+) -> list[NoteRecord]:
+    """Changed rows get their effective version from what was known of their path (the row
+    they replace, at the same path or the one a moved note came from, and vaultmem's own
+    last write there): an edit by hand counts as one more version."""
+    moved_from = {new: old for old, new in moves}
+    out = []
+    for rec in records:
+        if rec.is_note and rec.extra is not None:
+            prev = before.get(moved_from.get(rec.path, rec.path))
+            known = [(prev.hash, prev.version)] if prev is not None and prev.is_note else []
+            if rec.path in written:
+                known.append(written[rec.path])
+            if known:
+                version = version_now(
+                    rec.hash, int(rec.extra.get("file_version") or 0), bool(rec.extra.get("body_edited")), known
+                )
+                if version != rec.version:
+                    rec = replace(rec, version=version)
         out.append(rec)
     return out
 
@@ -342,6 +377,9 @@ def catch_up(
         same_names = not (new_paths or diff.deleted or quiet) and all(
             r.path in before and name_of(before[r.path]) == name_of(r) for r in records
         )
+        written = db.writes_of(r.path for r in [*records, *quiet])
+        records = count_versions(records, before, moves, written)
+        quiet = count_versions(quiet, db.by_paths([r.path for r in quiet]), (), written)
         db.upsert(records)
         db.upsert(quiet)
         db.tombstone(diff.deleted)

@@ -114,7 +114,7 @@ def parent_target(value: str) -> str:
     """`parent` may be an id, a title or a `[[wikilink]]`."""
     text = value.strip()
     if text.startswith("[[") and text.endswith("]]"):
-        text = text[2:-2].split("|", 1)[0].split("#", 1)[0]
+        text = text[2:-2].split("|", 1)[0].removesuffix("\\").split("#", 1)[0]  # `\|`: a pipe escaped in a table
     return text.strip()
 
 

@@ -62,6 +62,9 @@ CREATE TABLE IF NOT EXISTS edges (
     heading TEXT,
     label TEXT
 );
+-- What vaultmem itself last wrote to a path (file hash, version): any other content is an
+-- edit by hand, a new version (SPEC §2), even before a reconcile has seen the write.
+CREATE TABLE IF NOT EXISTS writes (path TEXT PRIMARY KEY, hash TEXT NOT NULL, version INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS edges_src ON edges(src);
 CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst);
 """
@@ -177,7 +180,7 @@ class StateDB:
             self.set_meta("schema_version", SCHEMA_VERSION)
         elif version != SCHEMA_VERSION:
             # Derived state: an old layout is dropped and rebuilt, never migrated.
-            self.conn.executescript("DROP TABLE files; DROP TABLE edges; DROP TABLE meta;")
+            self.conn.executescript("DROP TABLE files; DROP TABLE edges; DROP TABLE meta; DROP TABLE IF EXISTS writes;")
             self.conn.executescript(_SCHEMA)
             self.set_meta("schema_version", SCHEMA_VERSION)
             self.created = True
@@ -247,6 +250,24 @@ class StateDB:
             self.conn.execute("DELETE FROM files WHERE status='deleted' AND ft_hash='gone' AND vec_hash='gone'")
         else:
             self.conn.execute("DELETE FROM files WHERE status='deleted' AND ft_hash='gone'")
+
+    def record_write(self, path: str, file_hash: str, version: int) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO writes(path, hash, version) VALUES (?, ?, ?)", (path, file_hash, version)
+        )
+
+    def writes_of(self, paths: Iterable[str]) -> dict[str, tuple[str, int]]:
+        """path -> (file hash, version) of vaultmem's own last write there."""
+        out: dict[str, tuple[str, int]] = {}
+        wanted = list(paths)
+        for i in range(0, len(wanted), 500):
+            chunk = wanted[i : i + 500]
+            marks = ", ".join("?" for _ in chunk)
+            for path, file_hash, version in self.conn.execute(
+                f"SELECT path, hash, version FROM writes WHERE path IN ({marks})", chunk
+            ):
+                out[path] = (file_hash, int(version))
+        return out
 
     def get(self, path: str) -> NoteRecord | None:
         cache = self._record_cache()

@@ -9,7 +9,7 @@ from typing import Any
 from vaultmem.errors import InvalidInput, NotFound
 from vaultmem.services.app import App, batched_writes
 from vaultmem.services.lookup import find_note, location_of
-from vaultmem.services.notes import NewNote, create_note, iso, utc_now
+from vaultmem.services.notes import NewNote, check_expected, create_note, iso, utc_now, version_of
 from vaultmem.vault import store
 from vaultmem.vault.note import ParsedNote, parse_note
 
@@ -42,8 +42,8 @@ def capture(
         raise InvalidInput("nothing to capture: the text is empty")
     if len(text.encode("utf-8")) > MAX_CAPTURE_BYTES:
         raise InvalidInput(f"capture is larger than {MAX_CAPTURE_BYTES} bytes")
-    now = utc_now()
-    # Captures are not shared knowledge: title uniqueness does not apply, names are times.
+    # Captures are not shared knowledge: title uniqueness does not apply. Files are named
+    # after their titles like every note (" 1", " 2" for repeats); `created` keeps the time.
     result = create_note(
         app,
         NewNote(
@@ -53,7 +53,6 @@ def capture(
             body=text,
             tags=tags,
             source=source,
-            file_stem=f"{now:%Y%m%dT%H%M%SZ}-{store.slugify(capture_title(text, 40))}",
         ),
         caught_up=True,
     )
@@ -91,16 +90,24 @@ def list_inbox(app: App) -> dict[str, Any]:
 
 @batched_writes
 def promote(
-    app: App, ref: str, title: str, note_type: str, scope: str, project: str | None = None, parent: str | None = None
+    app: App,
+    ref: str,
+    title: str,
+    note_type: str,
+    scope: str,
+    project: str | None = None,
+    parent: str | None = None,
+    expect_version: int | None = None,
 ) -> dict[str, Any]:
     app.catch_up()
     rec = find_note(app.db, ref, app.can_write)
     if rec.scope != "inbox":
         raise InvalidInput(f"{rec.path} is not in an inbox; only captures can be promoted")
-    data, _ = store.read_file(app.root, rec.path)
+    data, stamp = store.read_file(app.root, rec.path)
     parsed = parse_note(rec.path, data)
     if not isinstance(parsed, ParsedNote):
         raise InvalidInput(f"{rec.path}: {parsed.problem.message}")
+    check_expected(rec.path, parsed.version, version_of(app, rec, parsed, stamp.sha256), expect_version)
     fm_source = parsed.front_matter.get("source")
     source = f"capture:{rec.id or parsed.id}" + (f" ({fm_source})" if fm_source else "")
     result = create_note(
@@ -120,7 +127,9 @@ def promote(
     )
     # The note exists before the capture leaves the inbox: a crash in between duplicates,
     # never loses.
-    trashed = store.trash_file(app.root, rec.path)
+    # Only the capture as read leaves the inbox: one edited meanwhile stays (a duplicate to
+    # curate, never a lost edit).
+    trashed = store.trash_file(app.root, rec.path, stamp)
     app.wrote([rec.path])
     return {
         "id": result.id,

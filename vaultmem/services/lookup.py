@@ -21,8 +21,34 @@ def location_of(rec: NoteRecord) -> Location:
     return Location(rec.scope or "shared", rec.owner, rec.project, rec.placed)
 
 
-def not_found(ref: str) -> NotFound:
-    return NotFound(f"no note matches {ref!r}")
+def not_found(ref: str, suggestions: list[NoteRecord] | None = None) -> NotFound:
+    """The error for a reference that matches nothing the caller may see. `suggestions` must
+    come from visible notes only (`suggest`), so a hidden note never shows through."""
+    if not suggestions:
+        return NotFound(f"no note matches {ref!r}")
+    titles = [repr(r.title or "") for r in suggestions]
+    listing = titles[0] if len(titles) == 1 else ", ".join(titles[:-1]) + " or " + titles[-1]
+    return NotFound(
+        f"no note matches {ref!r}; did you mean {listing}?",
+        suggestions=[{"id": r.id, "path": r.path, "title": r.title} for r in suggestions],
+    )
+
+
+def suggest(db: StateDB, ref: str, visible: Visible, n: int = 3) -> list[NoteRecord]:
+    """Up to `n` visible notes whose titles are closest to `ref` (difflib, letter case
+    ignored), best first. Only notes `visible` admits are considered: the answer for a hidden
+    note's title is the answer for any other text."""
+    import difflib
+
+    wanted = ref.strip().lower()
+    if not wanted:
+        return []
+    by_title: dict[str, NoteRecord] = {}
+    for rec in db.light_records("status='note' AND title IS NOT NULL AND title != '' ORDER BY path"):
+        key = (rec.title or "").lower()
+        if key and key not in by_title and visible(location_of(rec)):
+            by_title[key] = rec
+    return [by_title[t] for t in difflib.get_close_matches(wanted, list(by_title), n=n, cutoff=0.6)]
 
 
 def _one(ref: str, matches: list[NoteRecord]) -> NoteRecord:
@@ -80,4 +106,4 @@ def find_note(db: StateDB, ref: str, visible: Visible) -> NoteRecord:
     by_alias = seen([r for r in rough if any(a.lower() == low for a in r.aliases)])
     if by_alias:
         return _one(ref, by_alias)
-    raise not_found(ref)
+    raise not_found(ref, suggest(db, ref, visible))

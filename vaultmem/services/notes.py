@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -10,6 +11,7 @@ from typing import Any
 
 from vaultmem.config import validate_ghost_name
 from vaultmem.errors import Conflict, InvalidInput, NotFound
+from vaultmem.index.resolve import NameEntry, Resolver
 from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import WriteResult
 from vaultmem.services.app import App
@@ -17,9 +19,10 @@ from vaultmem.services.lookup import find_note, location_of, not_found, records_
 from vaultmem.vault import store
 from vaultmem.vault.frontmatter import FrontMatterError, load_yaml
 from vaultmem.vault.ids import new_ulid
-from vaultmem.vault.layout import Location
+from vaultmem.vault.layout import Location, classify
 from vaultmem.vault.markdown import normalize_tag
-from vaultmem.vault.note import UNIT_FIELDS, ParsedNote, Unreadable, body_hash, parse_note
+from vaultmem.vault.note import UNIT_FIELDS, ParsedNote, Unreadable, body_hash, parse_note, version_now
+from vaultmem.vault.relink import file_linked
 from vaultmem.vault.writer import (
     REMOVE,
     append_text,
@@ -139,6 +142,25 @@ def ensure_unique_title(app: App, title: str, scope: str, exclude_path: str | No
         )
 
 
+# --- links as Obsidian reads them -------------------------------------------------------------
+
+
+def file_linked_text(app: App, text: str, source: str) -> str:
+    """Wikilinks in text vaultmem writes, made to resolve by file name (Obsidian's rule) to
+    the note vaultmem resolves them to: `[[Wine: basics]]` → `[[Wine basics|Wine: basics]]`.
+    Only notes the ghost can see take part, so a rewrite never hints at a hidden one."""
+    if "[[" not in text:
+        return text
+    names = [n for n in app.db.names() if app.can_read(classify(n[0]))]
+    resolver = Resolver(NameEntry(*n) for n in names)
+    files = Resolver(NameEntry(n[0], "", "") for n in names)
+
+    def is_id(target: str) -> bool:
+        return target in resolver.by_id or target.lower() in resolver.by_id
+
+    return file_linked(text, source, resolver.resolve, files.resolve, is_id)
+
+
 # --- create ---------------------------------------------------------------------------------
 
 
@@ -158,7 +180,6 @@ class NewNote:
     importance: float | None = None
     ttl_days: float | None = None
     extra: Mapping[str, Any] | None = None  # unknown keys, written after the canonical ones
-    file_stem: str | None = None  # file name override (captures use a timestamp)
 
 
 def _resolve_parent(app: App, ref: str) -> NoteRecord:
@@ -193,7 +214,8 @@ def create_note(app: App, spec: NewNote, *, caught_up: bool = False) -> WriteRes
             folder = parent_folder
     ensure_unique_title(app, title, place.location.scope)
     now = utc_now()
-    body = spec.body
+    stem = store.name_for_title(title)
+    body = file_linked_text(app, spec.body, f"{folder}/{stem}.md")
     fields: dict[str, Any] = {
         "id": new_ulid(),
         "title": title,
@@ -217,15 +239,45 @@ def create_note(app: App, spec: NewNote, *, caught_up: bool = False) -> WriteRes
     if spec.extra:
         fields.update({k: v for k, v in spec.extra.items() if k not in fields})
     text = new_note_text(fields, body)
-    stem = spec.file_stem or store.slugify(title)
-    if place.location.scope == "diary" and not spec.file_stem:
-        stem = f"{now:%Y-%m-%d}-{stem}"
-    relpath = store.create_unique(app.root, folder, stem, text.encode("utf-8"))
-    app.wrote([relpath])
+    data = text.encode("utf-8")
+    relpath = store.create_unique(app.root, folder, stem, data)
+    record_written(app, relpath, data, 1)
     return WriteResult(fields["id"], relpath, 1)
 
 
 # --- read-modify-write ------------------------------------------------------------------------
+
+
+def version_of(app: App, rec: NoteRecord, note: ParsedNote, file_hash: str) -> int:
+    """The version a note is at now, hand edits counted (SPEC §2). The file was just read,
+    so an edit the index has not seen yet (a watcher still debouncing it) counts too."""
+    known = [(rec.hash, rec.version)] if rec.is_note else []
+    written = app.db.writes_of([rec.path]).get(rec.path)
+    if written is not None:
+        known.append(written)
+    return version_now(file_hash, note.version, note.body_edited, known)
+
+
+def record_written(app: App, relpath: str, data: bytes, version: int) -> None:
+    """Remember what vaultmem wrote (so any other content is a hand edit), then report it."""
+    app.db.record_write(relpath, hashlib.sha256(data).hexdigest(), version)
+    app.wrote([relpath])
+
+
+def check_expected(path: str, file_version: int, now_at: int, expected: int | None) -> None:
+    """`--expect-version`: refuse, changing nothing, unless the note is at that version."""
+    if expected is None or expected == now_at:
+        return
+    if now_at != file_version and expected < now_at:
+        message = (
+            f"{path} was edited by hand since version {expected} was read (the file was changed outside "
+            f"vaultmem); it is now at version {now_at}: read it again and retry with --expect-version "
+            f"{now_at}; nothing written"
+        )
+    else:
+        message = f"{path} is at version {now_at}, not {expected}; nothing written"
+    raise Conflict(message, current_version=now_at)
+
 
 Mutation = Callable[[ParsedNote], tuple[dict[str, Any], str | None]]
 
@@ -258,23 +310,21 @@ def mutate(
     """Read a note, apply `mutation`, write it back atomically unless it changed meanwhile."""
     loaded = load_for_write(app, ref)
     note = loaded.note
-    if expect_version is not None and note.version != expect_version:
-        raise Conflict(
-            f"{loaded.record.path} is at version {note.version}, not {expect_version}; nothing written",
-            current_version=note.version,
-        )
+    now_at = version_of(app, loaded.record, note, loaded.stamp.sha256)
+    check_expected(loaded.record.path, note.version, now_at, expect_version)
     changes, new_body = mutation(note)
-    version = note.version
+    version = now_at
     if bump:
-        version = note.version + 1
+        version = now_at + 1
         changes.setdefault("updated", iso(utc_now()))
         changes["version"] = version
     if new_body is not None:
         changes["hash"] = body_hash(normalize_body(new_body))
     edited = edit_note_text(loaded.text, note.front_matter, changes, new_body)
     if edited.text != loaded.text:
-        store.replace_file(app.root, loaded.record.path, edited.text.encode("utf-8"), loaded.stamp)
-        app.wrote([loaded.record.path])
+        data = edited.text.encode("utf-8")
+        store.replace_file(app.root, loaded.record.path, data, loaded.stamp)
+        record_written(app, loaded.record.path, data, version)
     return WriteResult(loaded.record.id or note.id, loaded.record.path, version), edited.front_matter
 
 
@@ -350,14 +400,16 @@ def update_note(app: App, ref: str, patch: NotePatch, expect_version: int | None
                     kept.append(tag)
             if kept != current or "tags" not in note.front_matter:
                 changes["tags"] = kept
+        # Only the text this command brings is relinked: the rest of the body stays as is.
         new_body: str | None = None
         if patch.replace_section is not None and patch.body is not None:
-            new_body, found = replace_section(note.body, patch.replace_section, patch.body)
+            section = file_linked_text(app, patch.body, note.relpath)
+            new_body, found = replace_section(note.body, patch.replace_section, section)
             section_found.append(found)
         elif patch.append is not None:
-            new_body = append_text(note.body, patch.append)
+            new_body = append_text(note.body, file_linked_text(app, patch.append, note.relpath))
         elif patch.body is not None:
-            new_body = patch.body
+            new_body = file_linked_text(app, patch.body, note.relpath)
         return changes, new_body
 
     result, _ = mutate(app, ref, mutation, expect_version=expect_version)
@@ -366,7 +418,9 @@ def update_note(app: App, ref: str, patch: NotePatch, expect_version: int | None
     return result
 
 
-def validate_note(app: App, ref: str, by: str, trust: float | None) -> dict[str, Any]:
+def validate_note(
+    app: App, ref: str, by: str, trust: float | None, expect_version: int | None = None
+) -> dict[str, Any]:
     if "/" not in by or not all(part.strip() for part in by.split("/", 1)):
         raise InvalidInput(f"--by must be GHOST/MODEL, e.g. alice/gpt-x; got {by!r}")
     validate_ghost_name(by.split("/", 1)[0])
@@ -379,7 +433,7 @@ def validate_note(app: App, ref: str, by: str, trust: float | None) -> dict[str,
             changes["trust_score"] = trust_value
         return changes, None
 
-    result, fm = mutate(app, ref, mutation)
+    result, fm = mutate(app, ref, mutation, expect_version=expect_version)
     trust_now = fm.get("trust_score")
     return {
         "id": result.id,
@@ -390,7 +444,7 @@ def validate_note(app: App, ref: str, by: str, trust: float | None) -> dict[str,
     }
 
 
-def comment_note(app: App, ref: str, text: str, model: str | None) -> dict[str, Any]:
+def comment_note(app: App, ref: str, text: str, model: str | None, expect_version: int | None = None) -> dict[str, Any]:
     if not text.strip():
         raise InvalidInput("comment text must not be empty")
     stamp = iso(utc_now())
@@ -402,16 +456,30 @@ def comment_note(app: App, ref: str, text: str, model: str | None) -> dict[str, 
         comments.append(entry)
         return {"comments": comments, "updated": stamp}, None
 
-    result, fm = mutate(app, ref, mutation)
+    result, fm = mutate(app, ref, mutation, expect_version=expect_version)
     return {"id": result.id, "version": result.version, "comments": fm.get("comments", []), "path": result.path}
 
 
-def delete_note(app: App, ref: str) -> dict[str, Any]:
+def delete_note(app: App, ref: str, expect_version: int | None = None) -> dict[str, Any]:
     app.catch_up()
     rec = find_note(app.db, ref, app.can_write)
-    trashed = store.trash_file(app.root, rec.path)
+    expected = None
+    if expect_version is not None:
+        loaded = load_for_write(app, rec.path)
+        check_expected(
+            rec.path, loaded.note.version, version_of(app, rec, loaded.note, loaded.stamp.sha256), expect_version
+        )
+        expected = loaded.stamp
+    sources = app.db.by_paths({e.src for e in app.db.edges_to(rec.path) if e.kind != "parent" and e.src != rec.path})
+    linked_from = [
+        _link_summary(src)
+        for _, src in sorted(sources.items())
+        if src.status == "note" and app.can_read(location_of(src))
+    ]
+    trashed = store.trash_file(app.root, rec.path, expected)
     app.wrote([rec.path])
-    return {"id": rec.id, "path": rec.path, "trashed_to": trashed}
+    # Links to it now dangle: say where, so they can be fixed or the note restored.
+    return {"id": rec.id, "path": rec.path, "trashed_to": trashed, "linked_from": linked_from}
 
 
 # --- read -------------------------------------------------------------------------------------
@@ -425,13 +493,14 @@ def get_note(app: App, ref: str, raw: bool = False) -> dict[str, Any]:
     app.catch_up()
     rec = find_note(app.db, ref, app.can_read)
     try:
-        data, _ = store.read_file(app.root, rec.path)
+        data, stamp = store.read_file(app.root, rec.path)
     except (NotFound, InvalidInput):
         # Gone or grown since the catch-up a moment ago: answer as for any missing note.
         raise not_found(ref) from None
     parsed = parse_note(rec.path, data)
     if isinstance(parsed, Unreadable):
         raise not_found(ref)
+    version = version_of(app, rec, parsed, stamp.sha256)
     db = app.db
     out_edges = db.edges_from(rec.path)
     in_edges = db.edges_to(rec.path)
@@ -489,6 +558,8 @@ def get_note(app: App, ref: str, raw: bool = False) -> dict[str, Any]:
         "project": parsed.project,
         "path": rec.path,
     }
+    if "version" in fm or version:
+        note["version"] = version  # hand edits counted: what --expect-version compares with
     comments = fm.get("comments") if isinstance(fm.get("comments"), list) else []
     doc: dict[str, Any] = {
         "note": note,

@@ -11,6 +11,7 @@ from typing import Any
 from vaultmem.config import CONFIG_NAME, STATE_DIR, add_ghost_to_config_text, load_config, validate_ghost_name
 from vaultmem.errors import Conflict, InvalidInput
 from vaultmem.vault.ids import new_ulid
+from vaultmem.vault.layout import walk_notes
 from vaultmem.vault.store import utc_now
 
 SCOPE_DIRS = ("shared", "private", "project", "diary", "inbox/shared", "reference")
@@ -54,8 +55,11 @@ def _copy_ghost_tree(src: Traversable, dest: Path, ghost: str) -> None:
     for item in src.iterdir():
         if item.is_dir():
             _copy_ghost_tree(item, dest / item.name, ghost)
-        elif not (dest / item.name).exists():
-            (dest / item.name).write_text(_fill(item.read_text(encoding="utf-8"), ghost), encoding="utf-8")
+        elif not (dest / item.name.replace(_GHOST_PLACEHOLDER, ghost)).exists():
+            # Example notes are named after their titles, which name the ghost
+            (dest / item.name.replace(_GHOST_PLACEHOLDER, ghost)).write_text(
+                _fill(item.read_text(encoding="utf-8"), ghost), encoding="utf-8"
+            )
 
 
 def ghost_folders(root: Path, ghost: str) -> None:
@@ -63,7 +67,52 @@ def ghost_folders(root: Path, ghost: str) -> None:
         (root / top / ghost).mkdir(parents=True, exist_ok=True)
 
 
-def init_vault(path: Path, ghosts: list[str]) -> dict[str, Any]:
+_IGNORE_RULES = {STATE_DIR, f"{STATE_DIR}/", f"/{STATE_DIR}", f"/{STATE_DIR}/"}
+
+
+def _present(path: Path) -> bool:
+    return path.exists() or path.is_symlink()
+
+
+def _template_paths(src: Traversable, rel: str, ghosts: list[str], ghost: str | None = None) -> list[tuple[str, bool]]:
+    """The vault-relative paths (and whether each is a folder) that `_copy_tree` writes."""
+    out: list[tuple[str, bool]] = []
+    for item in src.iterdir():
+        name = item.name
+        if ghost is None and name in ("__pycache__", "__init__.py"):
+            continue
+        if item.is_dir() and ghost is None and name == _GHOST_PLACEHOLDER:
+            for each in ghosts:
+                out.append((f"{rel}{each}", True))
+                out += _template_paths(item, f"{rel}{each}/", ghosts, each)
+        elif item.is_dir():
+            out.append((f"{rel}{name}", True))
+            out += _template_paths(item, f"{rel}{name}/", ghosts, ghost)
+        else:
+            out.append((rel + (name if ghost is None else name.replace(_GHOST_PLACEHOLDER, ghost)), False))
+    return out
+
+
+def _append_ignore_rule(path: Path) -> bool:
+    """Append `.vaultmem/` to an existing .gitignore, unless a line already ignores it."""
+    data = path.read_bytes()
+    if any(line.strip() in _IGNORE_RULES for line in data.decode("utf-8", "replace").splitlines()):
+        return False
+    newline = b"\r\n" if b"\r\n" in data else b"\n"
+    with path.open("ab") as fh:  # appends: the lines already there stay byte for byte
+        fh.write((newline if data and not data.endswith(b"\n") else b"") + f"{STATE_DIR}/".encode() + newline)
+    return True
+
+
+def init_vault(path: Path, ghosts: list[str], examples: bool | None = None) -> dict[str, Any]:
+    """Create a vault at `path`, or adopt the notes already there.
+
+    `examples=None`: the template's example notes, README and lint hook in a folder without
+    notes; none in a folder that already holds notes (an existing Obsidian vault), which gets
+    only vaultmem.toml, the scope folders and the `.vaultmem/` ignore rule. Nothing that
+    exists is overwritten or changed, except that an existing .gitignore without the rule
+    gets it appended. An existing vaultmem.toml is a conflict and changes nothing.
+    """
     names: list[str] = []
     for ghost in ghosts:
         validate_ghost_name(ghost)
@@ -71,13 +120,37 @@ def init_vault(path: Path, ghosts: list[str]) -> dict[str, Any]:
             names.append(ghost)
     root = path.expanduser().resolve()
     if (root / CONFIG_NAME).exists():
-        raise Conflict(f"{root} is already a vault ({CONFIG_NAME} exists)")
+        raise Conflict(
+            f"{root} is already a vault ({CONFIG_NAME} exists); nothing changed. "
+            "Register more ghosts with `vaultmem ghost add NAME`."
+        )
     if root.exists() and not root.is_dir():
         raise InvalidInput(f"{root} exists and is not a folder")
+    existing_notes = sum(1 for _ in walk_notes(root)) if root.is_dir() else 0
+    if examples is None:
+        examples = existing_notes == 0
+    planned: dict[str, bool] = {folder: True for folder in ("shared", "private", "project", "diary", "inbox")}
+    planned.update({folder: True for folder in SCOPE_DIRS})
+    planned.update({f"{top}/{ghost}": True for top in GHOST_DIRS for ghost in names})
+    planned.update({CONFIG_NAME: False, ".gitignore": False, STATE_DIR: True})
+    if examples:
+        planned.update(_template_paths(template_root(), "", names))
+    before = {rel for rel in planned if _present(root / rel)}
+    gitignore = root / ".gitignore"
+    appended: list[str] = []
+    if gitignore.is_file() and not gitignore.is_symlink() and _append_ignore_rule(gitignore):
+        appended.append(".gitignore")
+
     root.mkdir(parents=True, exist_ok=True)
     for folder in SCOPE_DIRS:
         (root / folder).mkdir(parents=True, exist_ok=True)
-    _copy_tree(template_root(), root, "", names)
+    if examples:
+        _copy_tree(template_root(), root, "", names)
+    else:
+        for name in (CONFIG_NAME, ".gitignore"):
+            if not _present(root / name):
+                text = template_root().joinpath(name).read_text(encoding="utf-8")
+                (root / name).write_text(_fill(text, None), encoding="utf-8")
     config_path = root / CONFIG_NAME
     text = config_path.read_text(encoding="utf-8")
     for ghost in names:
@@ -86,10 +159,22 @@ def init_vault(path: Path, ghosts: list[str]) -> dict[str, Any]:
     for ghost in names:
         ghost_folders(root, ghost)
     hook = root / "hooks" / "pre-commit"
-    if hook.exists():
+    if examples and "hooks/pre-commit" not in before and hook.is_file():  # only a hook init wrote
         os.chmod(hook, 0o755)
     (root / STATE_DIR).mkdir(exist_ok=True)
-    return {"vault": str(root), "ghosts": names}
+
+    def label(rel: str) -> str:
+        return f"{rel}/" if planned[rel] else rel
+
+    return {
+        "vault": str(root),
+        "ghosts": names,
+        "examples": examples,
+        "existing_notes": existing_notes,
+        "added": sorted(label(rel) for rel in planned if rel not in before and _present(root / rel)),
+        "appended": appended,
+        "kept": sorted(label(rel) for rel in before if rel not in appended),
+    }
 
 
 def add_ghost(root: Path, ghost: str) -> dict[str, Any]:

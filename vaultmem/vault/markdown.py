@@ -52,6 +52,8 @@ def _wiki_link(embed: str, inner: str) -> Link | None:
     label = None
     if "|" in inner:
         inner, label = inner.split("|", 1)
+        if inner.endswith("\\"):
+            inner = inner[:-1]  # `[[Target\|alias]]`: a pipe escaped in a table cell, as Obsidian reads it
         label = label.strip() or None
     heading = None
     if "#" in inner:

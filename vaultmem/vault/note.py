@@ -8,6 +8,7 @@ problem. Lint, the indexer and the commands all read notes through `parse_note`.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,6 +81,40 @@ class ParsedNote:
 
     def body_hash(self) -> str:
         return body_hash(self.body)
+
+    @property
+    def body_edited(self) -> bool:
+        """The body differs from what vaultmem last wrote (its `hash`): edited by hand."""
+        recorded = self.front_matter.get("hash")
+        return isinstance(recorded, str) and recorded != self.body_hash()
+
+
+def effective_version(file_version: int, body_edited: bool, previous: int | None) -> int:
+    """The version a note is at, counting hand edits (SPEC §2: a hand edit is a new version).
+
+    Pure. `file_version` is the `version:` in the file, `body_edited` whether its body
+    differs from its `hash`, `previous` the effective version recorded before this content
+    (None when nothing was recorded: a new file, a rebuilt state db). vaultmem writes
+    `previous + 1` into the file, so a file version above `previous` is a vaultmem write;
+    any other change of the content is an edit by hand: one more version, however the file
+    changed (body, front matter, both) and however many times in a row.
+    """
+    own = file_version + (1 if body_edited else 0)
+    if previous is None or file_version > previous:
+        return own
+    return previous + 1
+
+
+def version_now(file_hash: str, file_version: int, body_edited: bool, known: Iterable[tuple[str, int]]) -> int:
+    """The effective version of a file's content, given (file hash, version) pairs recorded
+    for its path before: the index row, vaultmem's own last write. Known content keeps its
+    version; anything else is counted by `effective_version`. Pure."""
+    pairs = list(known)
+    for known_hash, version in pairs:
+        if known_hash == file_hash:
+            return version
+    previous = max((version for _, version in pairs), default=None)
+    return effective_version(file_version, body_edited, previous)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import secrets
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from vaultmem.config import STATE_DIR
 from vaultmem.errors import Conflict, InvalidInput, NotFound
@@ -141,52 +142,153 @@ def replace_file(root: Path, relpath: str, data: bytes, expected: FileStamp) -> 
     except FileNotFoundError:
         raise Conflict(f"{relpath} was deleted on disk since it was read; nothing written") from None
     tmp = _write_temp(target.parent, target.name, data, st.st_mode & 0o7777)
+    changed = Conflict(f"{relpath} changed on disk since it was read; nothing written")
     try:
         now = current_stamp(target)
         if now is None or now.sha256 != expected.sha256:
-            raise Conflict(f"{relpath} changed on disk since it was read; nothing written")
-        os.replace(tmp, target)
+            raise changed
+        if not _swap_if_unchanged(tmp, target, expected.sha256):
+            raise changed
     finally:
         tmp.unlink(missing_ok=True)
     _fsync_dir(target.parent)
 
 
-_UNSAFE_RE = re.compile(r"[^\w\-]+", re.UNICODE)
+def _renameat2() -> Any:
+    """glibc's renameat2, for RENAME_EXCHANGE (Linux 3.15+); None where there is none."""
+    global _RENAMEAT2
+    if _RENAMEAT2 is False:
+        try:
+            import ctypes
+            import ctypes.util
+
+            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+            fn = libc.renameat2
+            fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+            _RENAMEAT2 = fn
+        except (OSError, AttributeError):
+            _RENAMEAT2 = None
+    return _RENAMEAT2
 
 
-def slugify(title: str) -> str:
-    """A file name stem from a title: no separators, dots-first, control characters or
-    traversal; lower-case words joined by hyphens; at most MAX_NAME_BYTES with `.md`."""
-    text = unicodedata.normalize("NFKC", title)
-    # Control, format and surrogate characters separate words ("a\tb" -> "a-b") and never
-    # reach the file system.
-    text = "".join(" " if unicodedata.category(ch)[0] == "C" else ch for ch in text)
-    slug = _UNSAFE_RE.sub("-", text.lower()).strip("-_.")
-    slug = re.sub(r"-{2,}", "-", slug) or "note"
-    limit = MAX_NAME_BYTES - len(".md") - 4  # room for a "-NNN" uniqueness suffix
-    encoded = slug.encode("utf-8")[:limit]
-    return encoded.decode("utf-8", errors="ignore").rstrip("-_.") or "note"
+_RENAMEAT2: Any = False
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
 
 
-def candidate_names(slug: str) -> list[str]:
-    return [f"{slug}.md"] + [f"{slug}-{n}.md" for n in range(2, 1000)]
+def _exchange(a: Path, b: Path) -> bool:
+    fn = _renameat2()
+    if fn is None:
+        return False
+    return fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0
 
 
-def create_unique(root: Path, folder: str, slug: str, data: bytes) -> str:
-    """Create `folder/slug.md`, or `slug-2.md`, … whichever is free first. Race-safe."""
-    for name in candidate_names(slug):
+def _swap_if_unchanged(tmp: Path, target: Path, expected_sha: str) -> bool:
+    """Put `tmp` in place of `target` only if what it displaces is still `expected_sha`.
+
+    A person's editor may save between our last check and the rename. With an atomic
+    exchange the displaced file lands at `tmp`, where it is checked: a save we did not see
+    is put back, never overwritten. Without renameat2 (not Linux), a plain replace, whose
+    window is the few microseconds since the check."""
+    ours = os.stat(tmp).st_ino
+    if not _exchange(tmp, target):
+        os.replace(tmp, target)
+        return True
+    displaced = current_stamp(tmp)
+    if displaced is not None and displaced.sha256 == expected_sha:
+        return True
+    # Someone saved in between: give their file its name back.
+    if os.stat(target).st_ino == ours and _exchange(tmp, target):
+        if os.stat(tmp).st_ino != ours:
+            os.replace(tmp, target)  # they saved yet again meanwhile: that newest save wins
+        return False
+    return False
+
+
+# Characters Obsidian refuses in file names (`* " \\ / < > : | ?`) or that break its links
+# (`# ^ [ ]`); bidi overrides could disguise a name in a listing.
+_FORBIDDEN = frozenset('*"\\/<>:|?#^[]')
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_SUFFIX_ROOM = 4  # " 999": room for the uniqueness number
+
+
+def name_for_title(title: str) -> str:
+    """The file stem Obsidian would give a note titled `title` (SPEC §2).
+
+    The title as typed, case and spaces kept, so that `[[Title]]` resolves to the same file
+    by file name (Obsidian's rule) and by title (vaultmem's); only what Obsidian or a file
+    system forbids becomes a space: the characters above, control characters, leading
+    dots. At most MAX_NAME_BYTES with `.md` and a uniqueness number."""
+    text = unicodedata.normalize("NFC", title)
+    text = "".join(
+        " " if ch in _FORBIDDEN or ch in _BIDI or unicodedata.category(ch) in ("Cc", "Cs", "Co", "Zl", "Zp") else ch
+        for ch in text
+    )
+    # Trailing dots and spaces: Windows drops them, which would rename the file there.
+    stem = " ".join(text.split()).lstrip(". ").rstrip(". ")
+    limit = MAX_NAME_BYTES - len(".md") - _SUFFIX_ROOM
+    stem = stem.encode("utf-8")[:limit].decode("utf-8", errors="ignore").rstrip(". ")
+    return stem or "Untitled"
+
+
+def candidate_names(stem: str) -> Iterator[str]:
+    """`stem.md`, then `stem 1.md`, `stem 2.md`, … as Obsidian numbers duplicates."""
+    yield f"{stem}.md"
+    for n in range(1, 1000):
+        yield f"{stem} {n}.md"
+
+
+def create_unique(root: Path, folder: str, stem: str, data: bytes) -> str:
+    """Create `folder/stem.md`, or `stem 1.md`, … whichever is free first. Race-safe.
+
+    Free means no name in the folder equal in any letter case: Obsidian resolves links
+    case-insensitively, and macOS and Windows file systems would collide anyway."""
+    try:
+        taken = {name.lower() for name in os.listdir(root / folder)}
+    except OSError:
+        taken = set()
+    for name in candidate_names(stem):
+        if name.lower() in taken:
+            continue
         relpath = f"{folder}/{name}" if folder else name
         try:
             create_file(root, relpath, data)
         except FileExistsError:
             continue
         return relpath
-    raise Conflict(f"no free file name for {slug!r} in {folder}")
+    raise Conflict(f"no free file name for {stem!r} in {folder}")
 
 
-def trash_file(root: Path, relpath: str) -> str:
-    """Move a note into .vaultmem/trash/<UTC time>/<path>; returns the vault-relative target."""
+def move_file(root: Path, relpath: str, new_relpath: str) -> None:
+    """Move a note to a new vault path; never overwrites (Conflict if the name is taken)."""
     source = resolve_inside(root, relpath)
+    dest = resolve_inside(root, new_relpath)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if not inside_vault(root, dest.parent):
+        raise InvalidInput(f"refused: {new_relpath} resolves outside the vault")
+    try:
+        if check_relpath(relpath).lower() == check_relpath(new_relpath).lower():
+            os.rename(source, dest)  # a change of letter case: the same name on macOS and Windows
+        else:
+            os.link(source, dest, follow_symlinks=False)  # fails if the name exists: no overwrite
+            os.unlink(source)
+    except FileExistsError:
+        raise Conflict(f"{new_relpath} already exists; nothing moved") from None
+    except FileNotFoundError:
+        raise NotFound(f"no note {relpath!r}") from None
+    _fsync_dir(source.parent)
+    _fsync_dir(dest.parent)
+
+
+def trash_file(root: Path, relpath: str, expected: FileStamp | None = None) -> str:
+    """Move a note into .vaultmem/trash/<UTC time>/<path>; returns the vault-relative target.
+
+    With `expected`, only if the file is still what was read (else Conflict, nothing moved)."""
+    source = resolve_inside(root, relpath)
+    if expected is not None:
+        now = current_stamp(source)
+        if now is None or now.sha256 != expected.sha256:
+            raise Conflict(f"{relpath} changed on disk since it was read; nothing deleted")
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     dest_rel = f"{STATE_DIR}/trash/{stamp}/{check_relpath(relpath)}"
     dest = root / dest_rel

@@ -1,0 +1,170 @@
+"""Issue 9, acceptance 8: `vaultmem init` adopts a folder that already holds notes."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.cli._util import snapshot, write
+from tests.conftest import Cli
+
+SECRET = "the-secret-body-text"
+SCOPES = ["diary/", "inbox/", "inbox/shared/", "private/", "project/", "reference/", "shared/"]
+
+
+def _obsidian_vault(root: Path) -> dict[str, tuple[bytes, int, int]]:
+    """An existing Obsidian vault; returns every file's bytes, mtime and mode."""
+    write(root, "Home.md", f"# Home\n\n{SECRET} [[Ideas]]\n")
+    write(root, "Projects/Ideas.md", f"---\ntags: [x]\n---\n{SECRET}\n")
+    write(root, "shared/Already shared.md", "plain\n")
+    write(root, ".obsidian/app.json", "{}\n")
+    write(root, "attachments/pic.png", b"\x89PNG\r\n")
+    write(root, ".gitignore", b"node_modules\r\n*.log")  # CRLF, no final newline
+    old = 1_600_000_000_000_000_000
+    for path in root.rglob("*"):
+        if path.is_file():
+            os.utime(path, ns=(old, old))
+    return _files(root)
+
+
+def _files(root: Path) -> dict[str, tuple[bytes, int, int]]:
+    return {
+        str(p.relative_to(root)): (p.read_bytes(), p.stat().st_mtime_ns, p.stat().st_mode)
+        for p in root.rglob("*")
+        if p.is_file()
+    }
+
+
+def _unchanged(root: Path, before: dict[str, tuple[bytes, int, int]], skip: tuple[str, ...] = ()) -> None:
+    after = _files(root)
+    for rel, state in before.items():
+        if rel not in skip:
+            assert after[rel] == state, f"{rel} was modified"
+
+
+def test_adopt_adds_only_config_folders_and_ignore_rule(tmp_path: Path) -> None:
+    root = tmp_path / "obsidian"
+    before = _obsidian_vault(root)
+    res = Cli(tmp_path)("init", str(root), "--ghost", "alice", vault=False)
+    assert res.exit_code == 0, res.stdout
+    data = res.data
+    assert data["vault"] == str(root.resolve()) and data["ghosts"] == ["alice"]
+    assert data["examples"] is False and data["existing_notes"] == 3
+    ghost_dirs = ["diary/alice/", "inbox/alice/", "private/alice/"]
+    scopes = [folder for folder in SCOPES if folder != "shared/"]  # shared/ was already there
+    assert data["added"] == sorted([".vaultmem/", "vaultmem.toml", *scopes, *ghost_dirs])
+    assert data["appended"] == [".gitignore"]
+    assert data["kept"] == ["shared/"]
+    # the ignore rule is appended (CRLF kept); nothing else in .gitignore changes
+    assert (root / ".gitignore").read_bytes() == b"node_modules\r\n*.log\r\n.vaultmem/\r\n"
+    _unchanged(root, before, skip=(".gitignore",))
+    # no examples, README or hook: the only new file outside .vaultmem/ is vaultmem.toml
+    new_files = {rel for rel in _files(root) if rel not in before and not rel.startswith(".vaultmem")}
+    assert new_files == {"vaultmem.toml"}
+    assert SECRET not in res.stdout + res.stderr
+
+
+def test_adopt_leaves_a_users_own_hook_alone(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    write(root, "Note.md", "x\n")
+    write(root, "hooks/pre-commit", "#!/bin/sh\n").chmod(0o644)
+    before = _files(root)
+    data = Cli(tmp_path).ok("init", str(root), vault=False)
+    assert "hooks/pre-commit" not in data["added"] + data["kept"]
+    _unchanged(root, before)
+
+
+def test_adopt_human_output_lists_added_and_kept(tmp_path: Path) -> None:
+    root = tmp_path / "obsidian"
+    _obsidian_vault(root)
+    res = Cli(tmp_path)("init", str(root), "--ghost", "alice", vault=False, json_=False)
+    assert res.exit_code == 0, res.stderr
+    out = res.stdout
+    assert "Kept 3 existing note(s)" in out
+    assert "Added: " in out and "vaultmem.toml" in out and "private/alice/" in out
+    assert "Appended .vaultmem/ to: .gitignore" in out
+    assert "left alone: shared/" in out
+    assert "--examples" in out
+    assert SECRET not in out + res.stderr
+
+
+def test_second_init_changes_nothing(tmp_path: Path) -> None:
+    root = tmp_path / "obsidian"
+    _obsidian_vault(root)
+    cli = Cli(tmp_path)
+    cli.ok("init", str(root), "--ghost", "alice", vault=False)
+    tree, files = snapshot(root), _files(root)
+    res = cli("init", str(root), "--ghost", "bob", vault=False)
+    assert res.exit_code == 4
+    assert res.data["error"]["code"] == "conflict"
+    assert "ghost add" in res.data["error"]["message"]
+    assert snapshot(root) == tree and _files(root) == files
+    lines = (root / ".gitignore").read_text().splitlines()
+    assert lines.count(".vaultmem/") == 1
+
+
+@pytest.mark.parametrize("rule", [".vaultmem", ".vaultmem/", "/.vaultmem/", "  .vaultmem/  "])
+def test_existing_ignore_rule_is_not_repeated(tmp_path: Path, rule: str) -> None:
+    root = tmp_path / "v"
+    write(root, "Note.md", "x\n")
+    write(root, ".gitignore", f"*.log\n{rule}\n")
+    before = _files(root)
+    data = Cli(tmp_path).ok("init", str(root), vault=False)
+    assert data["appended"] == [] and ".gitignore" in data["kept"]
+    assert ".gitignore" not in data["added"]
+    _unchanged(root, before)
+
+
+def test_adopt_without_gitignore_creates_it(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    write(root, "Note.md", "x\n")
+    data = Cli(tmp_path).ok("init", str(root), vault=False)
+    assert ".gitignore" in data["added"] and data["appended"] == []
+    assert (root / ".gitignore").read_text().splitlines().count(".vaultmem/") == 1
+
+
+def test_adopt_with_examples(tmp_path: Path) -> None:
+    root = tmp_path / "obsidian"
+    _obsidian_vault(root)
+    write(root, "README.md", "my own readme\n")
+    write(root, "hooks/pre-commit", "#!/bin/sh\nexit 0\n")
+    (root / "hooks/pre-commit").chmod(0o644)
+    before = _files(root)
+    data = Cli(tmp_path).ok("init", str(root), "--ghost", "alice", "--examples", vault=False)
+    assert data["examples"] is True and data["existing_notes"] == 4
+    assert (root / "shared/Welcome to the vault.md").is_file()
+    assert (root / "private/alice/Private notes of alice.md").is_file()
+    assert "shared/Welcome to the vault.md" in data["added"]
+    assert {"README.md", "hooks/", "hooks/pre-commit", "shared/"} <= set(data["kept"])
+    assert "README.md" not in data["added"]
+    _unchanged(root, before, skip=(".gitignore",))  # the user's README and hook, mode included
+    for rel in data["added"]:
+        assert (root / rel).exists(), rel
+
+
+def test_fresh_init_reports_every_file_it_wrote(tmp_path: Path) -> None:
+    root = tmp_path / "new"
+    data = Cli(tmp_path).ok("init", str(root), "--ghost", "alice", vault=False)
+    assert data["examples"] is True and data["existing_notes"] == 0 and data["kept"] == []
+    written = {str(p.relative_to(root)) + ("/" if p.is_dir() else "") for p in root.rglob("*")}
+    assert set(data["added"]) == written
+
+
+def test_no_examples_in_empty_folder(tmp_path: Path) -> None:
+    root = tmp_path / "new"
+    data = Cli(tmp_path).ok("init", str(root), "--no-examples", vault=False)
+    assert data["examples"] is False
+    assert {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()} == {"vaultmem.toml", ".gitignore"}
+
+
+def test_adopted_vault_is_usable(tmp_path: Path) -> None:
+    root = tmp_path / "obsidian"
+    _obsidian_vault(root)
+    cli = Cli(root)
+    cli.ok("init", str(root), "--ghost", "alice", vault=False)
+    config = root / "vaultmem.toml"
+    config.write_text(config.read_text().replace('backend = "auto"', 'backend = "none"'))
+    assert cli.ok("lint")["errors"] == 0
+    assert cli.ok("get", "Ideas", ghost="alice")["note"]["path"] == "Projects/Ideas.md"

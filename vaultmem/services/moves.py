@@ -1,0 +1,292 @@
+"""Moving and renaming notes with every link to them kept working (`note move`, `fix-names`).
+
+Obsidian's "automatically update internal links": a note gets a new path, its id stays, and
+every link that pointed at it is rewritten to point at the new path — only the link target
+changes. A link that already names the note in a way that still resolves (a title that is
+now the file name, an id) is left alone, so `git diff` shows exactly the renames and the
+link targets that had to change.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from vaultmem.errors import Conflict, InvalidInput, NotFound
+from vaultmem.index.resolve import NameEntry, Resolver
+from vaultmem.index.statedb import NoteRecord
+from vaultmem.services.app import App
+from vaultmem.services.lookup import find_note, location_of
+from vaultmem.services.notes import record_written, version_of
+from vaultmem.vault import store
+from vaultmem.vault.frontmatter import split_document
+from vaultmem.vault.layout import classify, is_note_path
+from vaultmem.vault.note import ParsedNote, parse_note
+from vaultmem.vault.relink import link_spans, markdown_target, replace_spans, wiki_target
+
+
+@dataclass(slots=True)
+class MoveReport:
+    moves: list[dict[str, Any]] = field(default_factory=list)  # {id, from, to}
+    links_updated: list[str] = field(default_factory=list)  # notes whose links were rewritten
+    skipped: list[dict[str, str]] = field(default_factory=list)  # {path, reason}
+    dry_run: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "moves": self.moves,
+            "links_updated": self.links_updated,
+            "skipped": self.skipped,
+            "dry_run": self.dry_run,
+        }
+
+
+# --- which links change -----------------------------------------------------------------------
+
+
+def _obsidian_resolver(paths: Iterable[str]) -> Resolver:
+    """Obsidian resolves by path, folder suffix and file name only (no ids, titles, aliases)."""
+    return Resolver(NameEntry(p, "", "") for p in paths)
+
+
+@dataclass(frozen=True, slots=True)
+class Relinker:
+    """Link resolution before and after a set of moves."""
+
+    moves: Mapping[str, str]
+    before: Resolver
+    after: Resolver
+    obsidian_after: Resolver
+
+    @classmethod
+    def build(cls, names: list[tuple[str, str, str, tuple[str, ...]]], moves: Mapping[str, str]) -> Relinker:
+        after = [(moves.get(p, p), i, t, a) for p, i, t, a in names]
+        return cls(
+            moves,
+            Resolver(NameEntry(*n) for n in names),
+            Resolver(NameEntry(*n) for n in after),
+            _obsidian_resolver(p for p, *_ in after),
+        )
+
+    def _names(self, target: str, source: str, dst: str) -> bool:
+        """Whether wikilink text `target` from `source` means `dst` in vaultmem and in Obsidian."""
+        return self.after.resolve(target, source) == dst and self.obsidian_after.resolve(target, source) == dst
+
+    def rewrite(self, source: str, body: str) -> str:
+        """`body` of the note at `source` (its path before the moves) with its links kept
+        pointing where they pointed."""
+        new_source = self.moves.get(source, source)
+        replacements: dict[int, tuple[int, str]] = {}
+        for span in link_spans(body):
+            link = span.link
+            markdown = link.kind == "markdown" or (link.kind == "embed" and body[span.start - 1 : span.start] == "(")
+            dst = self.before.resolve(link.target, source, relative=markdown)
+            if dst is None:
+                continue
+            new_dst = self.moves.get(dst, dst)
+            if markdown:
+                if dst == new_dst and source == new_source:
+                    continue
+                text = markdown_target(new_source, new_dst, span.angle)
+            else:
+                if dst == new_dst or link.target in self.before.by_id or link.target.lower() in self.before.by_id:
+                    continue  # not moved, or linked by id (ids never change)
+                if self._names(link.target, new_source, new_dst):
+                    continue
+                short = wiki_target(new_dst, True)
+                text = short if self._names(short, new_source, new_dst) else wiki_target(new_dst, False)
+            if body[span.start : span.end] != text:
+                replacements[span.start] = (span.end, text)
+        return replace_spans(body, replacements) if replacements else body
+
+
+# --- moving files ---------------------------------------------------------------------------
+
+
+def _linking_sources(app: App, moves: Mapping[str, str]) -> list[str]:
+    """Notes whose links may need rewriting: those linking to a moved note, and the moved
+    notes themselves (their relative markdown links)."""
+    sources = set(moves)
+    for old in moves:
+        sources.update(e.src for e in app.db.edges_to(old) if e.kind != "parent")
+    return sorted(sources)
+
+
+def _rewritten(app: App, relinker: Relinker, source: str) -> tuple[str, str] | None:
+    """(old text, new text) of a note whose links change, or None."""
+    try:
+        data, _ = store.read_file(app.root, source)
+    except (NotFound, InvalidInput):
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None  # never rewrite bytes we cannot read back exactly
+    body = split_document(text).body
+    if not text.endswith(body):
+        return None
+    new_body = relinker.rewrite(source, body)
+    if new_body == body:
+        return None
+    return text, text[: len(text) - len(body)] + new_body
+
+
+def apply_moves(app: App, moves: Mapping[str, str], *, dry_run: bool, operator: bool = False) -> MoveReport:
+    """Move notes (old path -> new path) and rewrite the links that pointed at them.
+
+    Files move first (a move of unchanged content keeps ids, versions and vectors); then the
+    notes whose links changed are rewritten in place, each only if unchanged since read."""
+    report = MoveReport(dry_run=dry_run)
+    if not moves:
+        return report
+    relinker = Relinker.build(app.db.names(), moves)
+    edits: dict[str, tuple[str, str]] = {}
+    for source in _linking_sources(app, moves):
+        changed = _rewritten(app, relinker, source)
+        if changed is not None:
+            edits[source] = changed
+    rows = app.db.by_paths(moves)
+    for old, new in moves.items():
+        rec = rows.get(old)
+        report.moves.append({"id": rec.id if rec else None, "from": old, "to": new})
+    visible = app.db.by_paths(edits)
+    report.links_updated = sorted(
+        moves.get(p, p) for p in edits if operator or (p in visible and app.can_read(location_of(visible[p])))
+    )
+    if dry_run:
+        return report
+    for old, new in moves.items():
+        store.move_file(app.root, old, new)
+    app.wrote(list(moves) + list(moves.values()))
+    app.catch_up()
+    for source, (before, after) in edits.items():
+        path = moves.get(source, source)
+        try:
+            data, stamp = store.read_file(app.root, path)
+        except (NotFound, InvalidInput):
+            report.skipped.append({"path": path, "reason": "gone before its links were updated"})
+            continue
+        if data.decode("utf-8", errors="replace") != before:
+            report.skipped.append({"path": path, "reason": "changed on disk meanwhile; links left as they were"})
+            continue
+        rec = app.db.get(path)
+        parsed = parse_note(path, data)
+        version = version_of(app, rec, parsed, stamp.sha256) if rec and isinstance(parsed, ParsedNote) else 0
+        new_data = after.encode("utf-8")
+        store.replace_file(app.root, path, new_data, stamp)
+        # A changed body is a new version (what an agent read before has other links).
+        record_written(app, path, new_data, version + 1)
+    app.catch_up()
+    return report
+
+
+# --- note move ------------------------------------------------------------------------------
+
+
+def _target_path(app: App, rec: NoteRecord, target: str) -> str:
+    """`TARGET` as `mv` reads it: an existing folder or one ending in `/` keeps the file
+    name; a name without `/` renames in place; anything else is a new vault path."""
+    raw = target.strip()
+    if not raw:
+        raise InvalidInput("target must not be empty")
+    name = rec.path.rsplit("/", 1)[-1]
+    folder = rec.path.rsplit("/", 1)[0] if "/" in rec.path else ""
+    if raw.endswith("/") or (app.root / raw).is_dir():
+        new = f"{store.check_relpath(raw)}/{name}"
+    elif "/" not in raw:
+        stem = raw[:-3] if raw.lower().endswith(".md") else raw
+        if store.name_for_title(stem) != stem:
+            raise InvalidInput(f"{raw!r} is not a file name Obsidian accepts; try {store.name_for_title(stem)!r}")
+        new = f"{folder}/{stem}.md" if folder else f"{stem}.md"
+    else:
+        new = store.check_relpath(raw if raw.lower().endswith(".md") else raw + ".md")
+    if not is_note_path(new):
+        raise InvalidInput(f"{new!r} is not a note path (hidden or ignored folder, or not .md)")
+    return new
+
+
+def move_note(app: App, ref: str, target: str, *, dry_run: bool = False) -> MoveReport:
+    app.catch_up()
+    rec = find_note(app.db, ref, app.can_write)
+    new = _target_path(app, rec, target)
+    if new == rec.path:
+        raise InvalidInput(f"{rec.path} is already there")
+    location = classify(new)
+    if not app.can_write(location) or not location.placed:
+        raise InvalidInput(f"cannot move a note to {new}: not a folder you may write")
+    if location != location_of(rec):
+        raise InvalidInput(
+            f"{rec.path} and {new} have different readers ({location_of(rec).scope} → {location.scope}); "
+            "moving between scopes would change who can see the note: create a new note there instead"
+        )
+    if new.lower() != rec.path.lower() and (app.root / new).exists():
+        raise Conflict(f"{new} already exists; nothing moved")
+    return apply_moves(app, {rec.path: new}, dry_run=dry_run)
+
+
+# --- fix-names --------------------------------------------------------------------------------
+
+_LEGACY_PREFIX = re.compile(r"^(?:\d{8}T\d{6}Z-|\d{4}-\d\d-\d\d-)")
+_LEGACY_SUFFIX = re.compile(r"-\d{1,3}$")
+_LEGACY_UNSAFE = re.compile(r"[^\w\-]+", re.UNICODE)
+
+
+def legacy_slug(title: str) -> str:
+    """The file stem vaultmem gave a title before names followed Obsidian: lower-case words
+    joined by hyphens. Kept only to recognise those files."""
+    import unicodedata
+
+    text = unicodedata.normalize("NFKC", title)
+    text = "".join(" " if unicodedata.category(ch)[0] == "C" else ch for ch in text)
+    slug = _LEGACY_UNSAFE.sub("-", text.lower()).strip("-_.")
+    return re.sub(r"-{2,}", "-", slug) or "note"
+
+
+def slug_named(rec: NoteRecord) -> bool:
+    """Whether a note's file name is the old slug of its title (`wine-basics.md`,
+    `wine-basics-2.md`, `2026-11-21-wine-basics.md`, `20261121T100000Z-wine.md`)."""
+    stem = rec.path.rsplit("/", 1)[-1][:-3]
+    bare = _LEGACY_SUFFIX.sub("", _LEGACY_PREFIX.sub("", stem))
+    slug = legacy_slug(rec.title or "")
+    return (
+        stem == slug
+        or bare == slug
+        or (bool(bare) and slug.startswith(bare) and _LEGACY_PREFIX.match(stem) is not None)
+    )
+
+
+def plan_names(records: Iterable[NoteRecord], existing: Iterable[str], every: bool) -> dict[str, str]:
+    """Pure: old path -> new path for notes to be named after their titles. `every` renames
+    every note whose title differs from its file name, else only old slug names. New names
+    are unique in their folder in any letter case (" 1", " 2" as Obsidian numbers them)."""
+    taken = {p.lower() for p in existing}
+    plan: dict[str, str] = {}
+    # Shorter names first: `wine-basics.md` gets `Wine basics.md` before `wine-basics-2.md` does.
+    for rec in sorted(records, key=lambda r: (len(r.path), r.path)):
+        if not rec.is_note or not rec.title:
+            continue
+        folder, _, name = rec.path.rpartition("/")
+        stem = store.name_for_title(rec.title)
+        if name[:-3] == stem or not (every or slug_named(rec)):
+            continue
+        for candidate in store.candidate_names(stem):
+            new = f"{folder}/{candidate}" if folder else candidate
+            if new.lower() == rec.path.lower():
+                break  # only the letter case differs: a rename there is not worth a collision risk
+            if new.lower() not in taken:
+                taken.add(new.lower())
+                plan[rec.path] = new
+                break
+    return plan
+
+
+def fix_names(app: App, *, dry_run: bool = False, every: bool = False) -> MoveReport:
+    """Rename notes to their titles' file names (Obsidian's), links rewritten to match."""
+    app.catch_up()
+    records = [r for r in app.db.notes() if r.status == "note"]
+    existing = [r.path for r in records]
+    plan = plan_names(records, existing, every)
+    # An operator command over the whole vault, as lint and index are: it lists paths, never contents.
+    return apply_moves(app, plan, dry_run=dry_run, operator=True)

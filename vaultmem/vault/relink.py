@@ -1,0 +1,151 @@
+"""Where the links in a note's body point, as spans of text, and how to rewrite them. Pure.
+
+Moving or renaming notes must not break links to them, as Obsidian's "automatically update
+internal links" keeps them working: only the target part of a link changes (`[[Old#Part|label]]`
+→ `[[New#Part|label]]`, `![[Old]]` → `![[New]]`, `[x](old.md)` → `[x](New%20name.md)`);
+headings, labels and everything else in the text stay byte for byte.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from vaultmem.vault.markdown import (
+    _FENCE_RE,
+    _INLINE_CODE_RE,
+    _MD_LINK_RE,
+    _WIKI_RE,
+    Link,
+    _markdown_link,
+    _wiki_link,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LinkSpan:
+    """A link and the offsets of its target text in the body (`start:end`)."""
+
+    start: int
+    end: int
+    link: Link
+    angle: bool = False  # a markdown link written `[x](<path with spaces.md>)`
+
+
+def mask_code(body: str) -> str:
+    """The body with code blanked out by spaces, every offset kept (links in code are text)."""
+    out: list[str] = []
+    fence: str | None = None
+    for line in body.split("\n"):
+        m = _FENCE_RE.match(line)
+        if fence is None and m:
+            fence = m.group(1)[0] * len(m.group(1))
+            out.append(" " * len(line))
+        elif fence is not None:
+            if m and m.group(1).startswith(fence) and line.strip().strip(fence[0]) == "":
+                fence = None
+            out.append(" " * len(line))
+        else:
+            out.append(line)
+    text = "\n".join(out)
+    return _INLINE_CODE_RE.sub(lambda m: " " * len(m.group(0)), text)
+
+
+def _wiki_target_end(inner: str) -> int:
+    """Where the target ends in the inside of `[[…]]`: before `#heading`, `|label` or the
+    `\\|` of a link in a table cell."""
+    cut = len(inner)
+    pipe = inner.find("|")
+    if pipe >= 0:
+        cut = pipe - 1 if pipe > 0 and inner[pipe - 1] == "\\" else pipe
+    hash_at = inner.find("#", 0, cut)
+    return hash_at if hash_at >= 0 else cut
+
+
+def link_spans(body: str) -> list[LinkSpan]:
+    """Every link outside code, in text order, with the span of its target."""
+    masked = mask_code(body)
+    spans: list[LinkSpan] = []
+    for m in _WIKI_RE.finditer(masked):
+        inner = body[m.start(2) : m.end(2)]
+        link = _wiki_link(m.group(1), inner)
+        if link is not None:
+            spans.append(LinkSpan(m.start(2), m.start(2) + _wiki_target_end(inner), link))
+    for m in _MD_LINK_RE.finditer(masked):
+        href = body[m.start(3) : m.end(3)]
+        link = _markdown_link(m.group(1), m.group(2), href)
+        if link is None:
+            continue
+        angle = href.startswith("<") and href.endswith(">")
+        start = m.start(3) + (1 if angle else 0)
+        inside = href[1:-1] if angle else href
+        hash_at = inside.find("#")
+        spans.append(LinkSpan(start, start + (hash_at if hash_at >= 0 else len(inside)), link, angle))
+    spans.sort(key=lambda s: s.start)
+    return spans
+
+
+def replace_spans(body: str, replacements: Mapping[int, tuple[int, str]]) -> str:
+    """`replacements`: start offset -> (end offset, new text); spans must not overlap."""
+    out: list[str] = []
+    at = 0
+    for start in sorted(replacements):
+        end, text = replacements[start]
+        out.append(body[at:start])
+        out.append(text)
+        at = end
+    out.append(body[at:])
+    return "".join(out)
+
+
+def wiki_target(path: str, short: bool) -> str:
+    """How a wikilink names a note: its file stem when that is unambiguous (`short`), else
+    its vault path; without `.md`, as Obsidian writes links."""
+    stem_path = path[:-3] if path.lower().endswith(".md") else path
+    return stem_path.rsplit("/", 1)[-1] if short else stem_path
+
+
+def markdown_target(source: str, path: str, angle: bool) -> str:
+    """A markdown link's href from note `source` to `path`: relative, spaces and brackets
+    percent-encoded (or kept inside `<…>`), as Obsidian writes markdown links."""
+    here = source.rsplit("/", 1)[0] if "/" in source else ""
+    rel = posixpath.relpath(path, here or ".")
+    return rel if angle else quote(rel, safe="/!$&'*+,;=:@~-._")
+
+
+Resolve = Callable[[str, str], "str | None"]
+
+
+def file_linked(
+    body: str, source: str, resolve: Resolve, resolve_file: Resolve, is_id: Callable[[str], bool] = lambda _: False
+) -> str:
+    """Wikilinks rewritten so that they resolve by file name, as Obsidian resolves them.
+
+    `resolve` is vaultmem's resolution (ids, paths, names, titles, aliases), `resolve_file`
+    Obsidian's (paths and file names only). A link vaultmem resolves through a title or an
+    alias that is not the file name, `[[Wine: basics]]`, becomes `[[Wine basics|Wine: basics]]`:
+    the same note in both, the same text shown (`[[<id>]]` becomes `[[Wine basics]]`). Links
+    that already resolve alike, and dangling ones, stay as written."""
+    replacements: dict[int, tuple[int, str]] = {}
+    for span in link_spans(body):
+        link = span.link
+        if link.kind == "markdown" or body[span.start - 1 : span.start] == "(":
+            continue
+        dst = resolve(link.target, source)
+        if dst is None or resolve_file(link.target, source) == dst:
+            continue
+        short = wiki_target(dst, True)
+        alike = resolve(short, source) == dst and resolve_file(short, source) == dst
+        text = short if alike else wiki_target(dst, False)
+        close = body.find("]]", span.end)
+        if link.label is not None or is_id(link.target) or close < 0:
+            replacements[span.start] = (span.end, text)
+            continue
+        # `[[Target#Heading]]` → `[[File#Heading|Target#Heading]]`: what was shown stays. In a
+        # table row the pipe is escaped, as Obsidian writes it there.
+        line_start = body.rfind("\n", 0, span.start) + 1
+        pipe = "\\|" if body[line_start : span.start].lstrip().startswith("|") else "|"
+        replacements[span.start] = (close, f"{text}{body[span.end : close]}{pipe}{body[span.start : close]}")
+    return replace_spans(body, replacements) if replacements else body
