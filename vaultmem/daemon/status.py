@@ -14,19 +14,18 @@ from __future__ import annotations
 import json
 import os
 import threading
-import time
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from vaultmem.vault.dates import epoch_to_iso
+from vaultmem import clock
 
 MAX_ERRORS = 10
 
 
 def now_iso() -> str:
-    return epoch_to_iso(time.time())
+    return clock.now_iso()
 
 
 class StatusFile:

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from types import TracebackType
 
+from vaultmem import clock
 from vaultmem.errors import IndexBusy
 
 DEFAULT_WAIT_S = 15.0
@@ -69,7 +70,7 @@ class IndexLock:
                 time.sleep(delay)
                 delay = min(delay * 2, 0.25)
         os.ftruncate(fd, 0)
-        os.write(fd, json.dumps({"pid": os.getpid(), "role": self.role, "since": time.time()}).encode())
+        os.write(fd, json.dumps({"pid": os.getpid(), "role": self.role, "since": clock.epoch()}).encode())
         self._fd = fd
         return self
 

@@ -6,10 +6,12 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
+from vaultmem.clock import iso
+from vaultmem.clock import now as utc_now
 from vaultmem.errors import InvalidInput, NotFound
 from vaultmem.services.app import App, batched_writes
 from vaultmem.services.lookup import find_note, location_of
-from vaultmem.services.notes import NewNote, check_expected, create_note, iso, utc_now, version_of
+from vaultmem.services.notes import NewNote, check_expected, create_note, version_of
 from vaultmem.vault import store
 from vaultmem.vault.note import ParsedNote, parse_note
 

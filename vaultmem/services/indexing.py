@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
+from vaultmem import clock
 from vaultmem.index.catalog import diff_stats
 from vaultmem.index.engine import error_list
 from vaultmem.services.app import App
@@ -38,7 +38,7 @@ def watcher_info(app: App) -> dict[str, Any]:
         return {"running": False, "pid": None, "heartbeat": None}
     pid = data.get("pid")
     beat = parse_iso(data["heartbeat"]) if isinstance(data.get("heartbeat"), str) else None
-    fresh = beat is not None and time.time() - beat.timestamp() < HEARTBEAT_STALE_S
+    fresh = beat is not None and clock.epoch() - beat.timestamp() < HEARTBEAT_STALE_S
     running = isinstance(pid, int) and pid_alive(pid) and data.get("state") != "stopped" and fresh
     info: dict[str, Any] = {"running": running, "pid": pid if running else None, "heartbeat": data.get("heartbeat")}
     info["state"] = data.get("state") if running or data.get("state") == "stopped" else "dead"

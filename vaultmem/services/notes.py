@@ -6,9 +6,11 @@ import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
+from vaultmem.clock import iso
+from vaultmem.clock import now as utc_now
 from vaultmem.config import validate_ghost_name
 from vaultmem.errors import Conflict, InvalidInput, NotFound
 from vaultmem.index.resolve import NameEntry, Resolver
@@ -82,14 +84,6 @@ def check_project(name: str) -> str:
         return validate_ghost_name(name)
     except InvalidInput:
         raise InvalidInput(f"invalid project name {name!r}: use a-z, 0-9, '_' and '-'") from None
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC).replace(microsecond=0)
-
-
-def iso(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def require_ghost(app: App, what: str) -> str:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from vaultmem import clock
 from vaultmem.errors import InvalidInput
 from vaultmem.search.filters import SCOPE_ALIASES, parse_date_bound
 from vaultmem.search.grep import (
@@ -93,7 +94,7 @@ def query(app: App, req: QueryRequest) -> dict[str, Any]:
     until = parse_date_bound(req.until, "until", end_of_day=True)
     types = _types(app, req)
     app.catch_up()
-    now = time.time()
+    now = clock.epoch()
     searched = 0
     found: list[tuple[float, str, Any, Any]] = []
     # A bytes pattern rejects files that cannot match before any decoding (ASCII keywords

@@ -3,11 +3,11 @@ the hybrid engine (search/hybrid.py) over this vault's parts."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from vaultmem import clock
 from vaultmem.errors import InvalidInput
 from vaultmem.index.documents import Filters
 from vaultmem.index.statedb import NoteRecord
@@ -79,7 +79,7 @@ def build_filters(app: App, spec: FilterSpec, paths: Sequence[str] | None = None
             types = ["\x00none"]
     return Filters(
         readers=tuple(reader_tokens(app.ghost, app.config, app.projects())),
-        now=int(time.time()),
+        now=int(clock.epoch()),
         scopes=SCOPE_ALIASES[scope_key] or (),
         types=tuple(types),
         tags=tuple(t.lstrip("#").lower() for t in spec.tags if t.strip()),

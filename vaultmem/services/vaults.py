@@ -8,11 +8,11 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
+from vaultmem.clock import now_iso as utc_now
 from vaultmem.config import CONFIG_NAME, STATE_DIR, add_ghost_to_config_text, load_config, validate_ghost_name
 from vaultmem.errors import Conflict, InvalidInput
 from vaultmem.vault.ids import new_ulid
 from vaultmem.vault.layout import walk_notes
-from vaultmem.vault.store import utc_now
 
 SCOPE_DIRS = ("shared", "private", "project", "diary", "inbox/shared", "reference")
 GHOST_DIRS = ("private", "diary", "inbox")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
+from vaultmem import clock
+
 FAR_FUTURE = 253402300799  # 9999-12-31T23:59:59Z: "never expires"
 
 
@@ -33,8 +35,7 @@ def to_epoch(value: object, default: int | None = None) -> int | None:
     return int(moment.timestamp()) if moment is not None else default
 
 
-def iso_utc(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+iso_utc = clock.iso
 
 
 def epoch_to_iso(seconds: float) -> str:

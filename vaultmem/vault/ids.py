@@ -6,7 +6,8 @@ import hashlib
 import os
 import re
 import threading
-import time
+
+from vaultmem import clock
 
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 ULID_RE = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
@@ -26,7 +27,7 @@ def _encode(value: int, length: int) -> str:
 def new_ulid(now_ms: int | None = None) -> str:
     """A ULID: 48-bit millisecond time + 80 random bits, monotonic within a process."""
     global _last
-    ms = int(time.time() * 1000) if now_ms is None else now_ms
+    ms = int(clock.epoch() * 1000) if now_ms is None else now_ms
     with _lock:
         last_ms, last_rand = _last
         if ms <= last_ms:

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from vaultmem import clock
 from vaultmem.config import STATE_DIR
 from vaultmem.errors import Conflict, InvalidInput, NotFound
 from vaultmem.vault.layout import MAX_NOTE_BYTES, inside_vault, symlink_refusal
@@ -289,7 +290,7 @@ def trash_file(root: Path, relpath: str, expected: FileStamp | None = None) -> s
         now = current_stamp(source)
         if now is None or now.sha256 != expected.sha256:
             raise Conflict(f"{relpath} changed on disk since it was read; nothing deleted")
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    stamp = datetime.fromtimestamp(clock.epoch(), UTC).strftime("%Y%m%dT%H%M%S%fZ")
     dest_rel = f"{STATE_DIR}/trash/{stamp}/{check_relpath(relpath)}"
     dest = root / dest_rel
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -299,7 +300,3 @@ def trash_file(root: Path, relpath: str, expected: FileStamp | None = None) -> s
         raise NotFound(f"no note {relpath!r}") from None
     _fsync_dir(source.parent)
     return dest_rel
-
-
-def utc_now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -1,0 +1,38 @@
+"""The one clock: every "now" vaultmem reads comes from here.
+
+Dates written into notes, recency in scores, expiry filters, trash stamps, heartbeats and
+new ids all ask this module, so a test can fix time for the whole program in one place
+(`tests/golden` does) and no two modules disagree on what a timestamp looks like.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+
+_fixed: float | None = None  # seconds since the epoch, when a test has fixed time
+
+
+def epoch() -> float:
+    """Now, in seconds since the epoch."""
+    return time.time() if _fixed is None else _fixed
+
+
+def now() -> datetime:
+    """Now in UTC, to the second (the precision notes record)."""
+    return datetime.fromtimestamp(int(epoch()), UTC)
+
+
+def iso(moment: datetime) -> str:
+    """`2026-11-21T10:00:00Z`: the one way vaultmem writes a time."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def now_iso() -> str:
+    return iso(now())
+
+
+def fix(seconds: float | None) -> None:
+    """Fix the clock at `seconds` (None: the real clock again). For tests."""
+    global _fixed
+    _fixed = seconds
