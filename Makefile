@@ -18,11 +18,15 @@ $(STAMP): pyproject.toml constraints.txt
 	@touch $(STAMP)
 
 # launcher/vaultmem.c: the installed `vaultmem` forwards to a running watcher without starting
-# Python (~4 ms instead of ~20 ms before the request leaves). Without a C compiler the
-# Python script pip installed stays in place: the same behaviour, a slower start.
-$(LAUNCHER): launcher/vaultmem.c $(STAMP)
+# Python (~4 ms instead of ~20 ms before the request leaves). What it forwards comes from
+# build/forward.h, generated from the Python lists (vaultmem/daemon/forwarding.py). Without a
+# C compiler the Python script pip installed stays in place: the same behaviour, a slower start.
+FORWARD_SOURCES := $(wildcard vaultmem/daemon/forwarding.py vaultmem/daemon/client.py vaultmem/daemon/paths.py vaultmem/paths.py)
+$(LAUNCHER): launcher/vaultmem.c $(FORWARD_SOURCES) $(STAMP)
 	@if command -v $(CC) >/dev/null 2>&1; then \
-		$(CC) -O2 -Wall -Wextra -std=c11 -DVM_PYTHON='"$(abspath $(BIN))/python"' \
+		mkdir -p build && $(BIN)/python -m vaultmem.daemon.forwarding --header > build/forward.h.new && \
+		mv -f build/forward.h.new build/forward.h && \
+		$(CC) -O2 -Wall -Wextra -std=c11 -Ibuild -DVM_PYTHON='"$(abspath $(BIN))/python"' \
 			-o $(BIN)/vaultmem.new launcher/vaultmem.c && mv -f $(BIN)/vaultmem.new $(BIN)/vaultmem; \
 	else \
 		echo "no C compiler ($(CC)): vaultmem stays the Python script (slower start)"; \

@@ -8,11 +8,15 @@
  * (~13 ms on a 2-core machine) before the first byte is sent. This program does the same
  * forwarding in ~1 ms: the rules are those of vaultmem/daemon/client.py (`forwardable`,
  * `find_root`, `passed_env`, the framed reply), and tests/cli/test_launcher.py holds the two
- * to the same answers. For everything else, and whenever anything is unusual (no watcher,
- * an error reply, a path too long for the socket, bytes that are not UTF-8, `~user`), it
- * runs the Python CLI in its place (execv), which decides again and does the work.
+ * to the same answers. What is forwarded (commands, root options, environment) and the
+ * limits are not restated here: they come from forward.h, which the Python lists generate
+ * (vaultmem/daemon/forwarding.py). For everything else, and whenever anything is unusual
+ * (no watcher, an error reply, a path too long for the socket, bytes that are not UTF-8,
+ * `~user`), it runs the Python CLI in its place (execv), which decides again and does the work.
  *
- * Build: cc -O2 -DVM_PYTHON='"/path/to/venv/bin/python"' -o vaultmem launcher/vaultmem.c
+ * Build (`make install` does this):
+ *   mkdir -p build && python -m vaultmem.daemon.forwarding --header > build/forward.h
+ *   cc -O2 -Ibuild -DVM_PYTHON='"/path/to/venv/bin/python"' -o vaultmem launcher/vaultmem.c
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,17 +36,11 @@
 #error "define VM_PYTHON as the path of the interpreter that has vaultmem installed"
 #endif
 
-#define CONFIG_NAME "vaultmem.toml"
-#define SOCKET_REL "/.vaultmem/watcher.sock"
-#define MAX_SOCKET_BYTES 107
-#define STALL_S 20
-#define MAX_REPLY (256L * 1024 * 1024)
+/* CONFIG_NAME, SOCKET_REL, MAX_SOCKET_BYTES, STALL_S, MAX_REPLY, VAULT_OPTION, ENV_PREFIX
+ * and the NULL-terminated lists FORWARDED, ROOT_OPTIONS, ROOT_FLAGS, HELP_FLAGS, PASSED_ENV */
+#include "forward.h"
 
 extern char **environ;
-
-static const char *FORWARDED[] = {"search", "get", "query", "reference", "status", "index", NULL};
-static const char *PASSED_ENV[] = {"NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES",
-                                   "TERM", "COLORTERM", "TTY_COMPATIBLE", NULL};
 
 static int g_argc;
 static char **g_argv;
@@ -71,25 +69,33 @@ static int in_list(const char *s, const char **list) {
     return 0;
 }
 
+/* How many arguments a root option before the command takes up: 2 for `--vault X`, 1 for
+ * `--vault=X` or a flag, 0 for anything else. */
+static int root_option(const char *arg) {
+    for (int i = 0; ROOT_OPTIONS[i] != NULL; i++) {
+        size_t n = strlen(ROOT_OPTIONS[i]);
+        if (strncmp(arg, ROOT_OPTIONS[i], n) == 0 && (arg[n] == '\0' || arg[n] == '='))
+            return arg[n] == '\0' ? 2 : 1;
+    }
+    return in_list(arg, ROOT_FLAGS);
+}
+
 /* client.command_of + client.forwardable */
 static int forwardable(int argc, char **argv) {
     const char *command = NULL;
     int i = 0;
     while (i < argc) {
-        const char *arg = argv[i];
-        if (strcmp(arg, "--vault") == 0 || strcmp(arg, "--ghost") == 0) {
-            i += 2;
-        } else if (starts_with(arg, "--vault=") || starts_with(arg, "--ghost=") || strcmp(arg, "--json") == 0) {
-            i += 1;
-        } else {
-            command = arg[0] == '-' ? NULL : arg;
+        int taken = root_option(argv[i]);
+        if (taken == 0) {
+            command = argv[i][0] == '-' ? NULL : argv[i];
             break;
         }
+        i += taken;
     }
     if (command == NULL || !in_list(command, FORWARDED)) return 0;
     for (i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--") == 0) break;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return 0;
+        if (in_list(argv[i], HELP_FLAGS)) return 0;
     }
     return 1;
 }
@@ -99,10 +105,10 @@ static const char *vault_flag(int argc, char **argv) {
     const char *value = NULL;
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--") == 0) break;
-        if (strcmp(argv[i], "--vault") == 0 && i + 1 < argc) {
+        if (strcmp(argv[i], VAULT_OPTION) == 0 && i + 1 < argc) {
             value = argv[++i];
-        } else if (starts_with(argv[i], "--vault=")) {
-            value = argv[i] + strlen("--vault=");
+        } else if (starts_with(argv[i], VAULT_OPTION "=")) {
+            value = argv[i] + strlen(VAULT_OPTION "=");
         }
     }
     return value;
@@ -210,7 +216,7 @@ static void put_env(buf_t *b, int tty) {
         if (n >= sizeof name) continue;
         memcpy(name, *e, n);
         name[n] = '\0';
-        if (!starts_with(name, "VAULTMEM_") && !in_list(name, PASSED_ENV)) continue;
+        if (!starts_with(name, ENV_PREFIX) && !in_list(name, PASSED_ENV)) continue;
         if (strcmp(name, "COLUMNS") == 0) columns = 1;
         if (!first) puts_(b, ", ");
         first = 0;

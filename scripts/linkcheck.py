@@ -100,17 +100,17 @@ def main() -> int:
 
     app = App.open(vault, None)
     app.catch_up()
-    paths = sorted(r[0] for r in app.db.conn.execute("SELECT path FROM files WHERE status='note'"))
+    paths = sorted(app.db.note_paths())
     total = agree = escaped = escaped_agree = 0
     misses: list[str] = []
     outs: dict[str, set[str]] = {}
     ins: dict[str, set[str]] = defaultdict(set)
     for path in paths:
-        doc = get_note(app, path)
-        ours_out = {o["path"] for o in doc["links"]["out"]}
+        links = get_note(app, path).links
+        ours_out = {o.note.path for o in links.out}
         outs[path] = ours_out
-        for item in doc["links"]["in"]:
-            ins[path].add(item["path"])
+        for item in links.in_:
+            ins[path].add(item.note.path)
         text = (vault / path).read_text(encoding="utf-8")
         for m in WIKI.finditer(code_free(body_of(text))):
             expected = obsidian_target(m.group(1), path, paths)
@@ -118,7 +118,7 @@ def main() -> int:
                 continue
             total += 1
             target = link_path(m.group(1)).lower()
-            dangling = {d["target"].lower() for d in doc["links"]["dangling"]}
+            dangling = {d.target.lower() for d in links.dangling}
             ok = (expected in ours_out) if expected is not None else (target in dangling)
             agree += ok
             if "\\|" in m.group(1):

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from vaultmem.errors import InvalidInput, VaultNotFound
+from vaultmem.paths import CONFIG_NAME as CONFIG_NAME  # spelled in paths.py, kept importable here
+from vaultmem.paths import STATE_DIR as STATE_DIR
 
-CONFIG_NAME = "vaultmem.toml"
-STATE_DIR = ".vaultmem"
 GHOST_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 
 DEFAULT_TYPES: tuple[str, ...] = (

@@ -1,13 +1,97 @@
-"""Frozen dataclasses shared across layers; `to_dict()` is the JSON contract of SPEC §6."""
+"""The results every use case returns, as frozen dataclasses, and the one serializer that
+turns them into the JSON of SPEC §6.
+
+Field order is key order in the JSON. `to_json` walks a result's fields in that order; a
+field marked `omitted` (see `opt`) is left out when it holds nothing, which is how the
+contract's optional keys (`explain`, `warnings`, `budget_tokens`, …) appear only when they
+mean something. Services build these; the CLI serializes them (`--json`) or renders them
+for people; renderers read the fields, never the JSON.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
+
+# --- the serializer ---------------------------------------------------------------------------
+
+_OMIT = "omit_if"
+_KEY = "json_key"
+_INLINE = "inline"
+
+
+def _none(value: Any) -> bool:
+    return value is None
+
+
+def _empty(value: Any) -> bool:
+    return not value
+
+
+def opt(default: Any = None, *, empty: bool = False, key: str | None = None) -> Any:
+    """A field left out of the JSON when None (or, with `empty`, when empty)."""
+    meta: dict[str, Any] = {_OMIT: _empty if empty else _none}
+    if key:
+        meta[_KEY] = key
+    if isinstance(default, (list, dict)):
+        return field(default_factory=type(default), metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+def named(key: str, default: Any = ...) -> Any:
+    """A field whose JSON key is not a Python name (`from`)."""
+    if default is ...:
+        return field(metadata={_KEY: key})
+    return field(default=default, metadata={_KEY: key})
+
+
+def inline(default_factory: Callable[[], Any] | None = None) -> Any:
+    """A mapping (or result) whose keys join the enclosing object's, in their order."""
+    if default_factory is None:
+        return field(metadata={_INLINE: True})
+    return field(default_factory=default_factory, metadata={_INLINE: True})
+
+
+def to_json(value: Any) -> Any:
+    """JSON-ready data (dicts, lists, str, numbers, bools, None) from a result."""
+    if is_dataclass(value) and not isinstance(value, type):
+        out: dict[str, Any] = {}
+        for f in fields(value):
+            item = getattr(value, f.name)
+            meta = f.metadata
+            if _OMIT in meta and meta[_OMIT](item):
+                continue
+            if meta.get(_INLINE):
+                inner = to_json(item)
+                if isinstance(inner, dict):
+                    out.update(inner)
+                continue
+            out[meta.get(_KEY, f.name)] = to_json(item)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [to_json(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: to_json(v) for k, v in value.items()}
+    return value
+
+
+class Result:
+    """Mixin: `to_dict()` is `to_json(self)`."""
+
+    __slots__ = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        data = to_json(self)
+        assert isinstance(data, dict)
+        return data
+
+
+# --- files and notes --------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
-class Problem:
+class Problem(Result):
     """Something wrong with a file. Never carries note contents: operators see paths only."""
 
     path: str
@@ -15,12 +99,9 @@ class Problem:
     code: str
     message: str
 
-    def to_dict(self) -> dict[str, str]:
-        return {"path": self.path, "severity": self.severity, "code": self.code, "message": self.message}
-
 
 @dataclass(frozen=True, slots=True)
-class NoteSummary:
+class NoteSummary(Result):
     id: str
     title: str
     type: str
@@ -34,29 +115,330 @@ class NoteSummary:
     created: str | None = None
     updated: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "title": self.title,
-            "type": self.type,
-            "scope": self.scope,
-            "path": self.path,
-            "owner": self.owner,
-            "project": self.project,
-            "score": self.score,
-            "snippet": self.snippet,
-            "trust_score": self.trust_score,
-            "created": self.created,
-            "updated": self.updated,
-        }
+
+@dataclass(frozen=True, slots=True)
+class Neighbour(Result):
+    """A note related to a result (parent, link in, link out), `hops` away from it."""
+
+    summary: NoteSummary = inline()
+    hops: int = 1
 
 
 @dataclass(frozen=True, slots=True)
-class WriteResult:
+class RankPart(Result):
+    rank: int
+    score: float | None = opt()
+    distance: float | None = opt()
+
+
+@dataclass(frozen=True, slots=True)
+class Explain(Result):
+    """Why a result scored what it did: each retriever's rank, the fusion, the trust factor."""
+
+    bm25: RankPart | None
+    vector: RankPart | None
+    rrf: dict[str, float]
+    rrf_total: float
+    trust_factor: float
+    final: float
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryResult(Result):
+    summary: NoteSummary
+    parents: list[Neighbour] = field(default_factory=list)
+    links_in: list[Neighbour] = field(default_factory=list)
+    links_out: list[Neighbour] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    duplicates: list[str] = opt([], empty=True)
+    explain: Explain | None = opt()
+    # reference search: each retriever's rank of the file, and its vector distance
+    ranks: dict[str, int] | None = opt()
+    distance: float | None = opt()
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult(Result):
+    query: str
+    mode: str
+    results: list[MemoryResult]
+    returned: int
+    tokens_used: int
+    token_estimate: str
+    search_time_ms: float
+    budget_tokens: int | None = opt()
+    collapsed_duplicates: int | None = opt()
+    warnings: list[str] = opt([], empty=True)
+    requested_mode: str | None = opt()
+
+
+@dataclass(frozen=True, slots=True)
+class LinkedNote(Result):
+    """A note at the other end of a link, in `get`."""
+
+    id: str | None
+    title: str | None
+    path: str
+    type: str | None
+    scope: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class LinkOut(Result):
+    note: LinkedNote = inline()
+    kind: str = "link"
+    heading: str | None = None
+    label: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LinkIn(Result):
+    note: LinkedNote = inline()
+    kind: str = "link"
+
+
+@dataclass(frozen=True, slots=True)
+class Dangling(Result):
+    """A link to nothing the reader can see (a hidden note looks exactly like none)."""
+
+    target: str
+    heading: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Links(Result):
+    out: list[LinkOut]
+    in_: list[LinkIn] = named("in")
+    dangling: list[Dangling] = field(default_factory=list)
+    parent: LinkedNote | None = None
+    children: list[LinkedNote] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class NoteDocument(Result):
+    """`get`: the note's front matter (hand edits counted in `version`) and path, its body,
+    tags, links both ways and comments."""
+
+    note: dict[str, Any]
+    body: str
+    tags: list[str]
+    links: Links
+    comments: list[Any]
+    raw: str | None = opt()
+
+
+@dataclass(frozen=True, slots=True)
+class QueryMatch(Result):
+    path: str
+    relevance: float
+    type: str | None
+    excerpt: str
+    metadata: dict[str, Any]
+    id: str | None
+    title: str | None
+    scope: str | None
+    scores: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class QueryResult(Result):
+    matches: list[QueryMatch]
+    query_summary: str
+    total_searched: int
+    total_matched: int
+    search_time_ms: float
+    relevance_formula: str
+
+
+@dataclass(frozen=True, slots=True)
+class TopicInfo(Result):
+    id: str
+    title: str
+    path: str
+    summary: str | None
+    files: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReferenceResult(Result):
+    topic: TopicInfo
+    question: str
+    results: list[MemoryResult]
+    returned: int
+    mode: str
+    search_time_ms: float
+
+
+# --- indexing and the vault ---------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class IndexReport(Result):
+    """What one reconcile did. Mutable while the indexer runs; `seconds` to the millisecond."""
+
+    added: int = 0
+    updated: int = 0
+    deleted: int = 0
+    moved: int = 0
+    unchanged: int = 0
+    errors: list[dict[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+    fulltext_docs: int = 0
+    embedded_notes: int = 0
+    embedded_chunks: int = 0
+    vectors: str = "none"
+
+    def to_dict(self) -> dict[str, Any]:
+        data = to_json(self)
+        data["seconds"] = round(self.seconds, 3)
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class StatusReport(Result):
+    vault: str
+    notes: dict[str, Any]
+    index: dict[str, Any]
+    watcher: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class LintReport(Result):
+    problems: list[Problem]
+    errors: int
+    warnings: int
+    checked: int
+    fixed: list[dict[str, str]] | None = opt()
+
+
+@dataclass(frozen=True, slots=True)
+class InitResult(Result):
+    vault: str
+    ghosts: list[str]
+    examples: bool
+    existing_notes: int
+    added: list[str]
+    appended: list[str]
+    kept: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class GhostsResult(Result):
+    ghosts: list[str]
+    added: bool | None = opt()
+
+
+# --- writes ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class WriteResult(Result):
+    """A note written: `note create`, `note update`."""
+
     id: str
     path: str
     version: int
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = inline(dict)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "path": self.path, "version": self.version, **self.extra}
+
+@dataclass(frozen=True, slots=True)
+class ValidateResult(Result):
+    id: str
+    version: int
+    last_validated_at: str
+    trust_score: Any
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class CommentResult(Result):
+    id: str
+    version: int
+    comments: list[Any]
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteResult(Result):
+    id: str | None
+    path: str
+    trashed_to: str
+    linked_from: list[LinkedNote]
+
+
+@dataclass(frozen=True, slots=True)
+class CaptureResult(Result):
+    id: str
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class PromoteResult(Result):
+    id: str
+    path: str
+    version: int
+    capture: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class InboxEntry(Result):
+    id: str | None
+    title: str | None
+    path: str
+    owner: str | None
+    created: str | None
+    tags: list[str]
+    excerpt: str
+
+
+@dataclass(frozen=True, slots=True)
+class InboxList(Result):
+    captures: list[InboxEntry]
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class IngestResult(Result):
+    """`write`: one entry per item, by its index in the input."""
+
+    written: list[dict[str, Any]]
+    duplicates: list[dict[str, Any]]
+    rejected: list[dict[str, Any]]
+    warnings: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Move(Result):
+    id: str | None
+    from_: str = named("from")
+    to: str = named("to")
+
+
+@dataclass(frozen=True, slots=True)
+class MoveReport(Result):
+    moves: list[Move]
+    links_updated: list[str]
+    skipped: list[dict[str, str]]
+    dry_run: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Trashed(Result):
+    id: str
+    title: str
+    path: str  # where the note lived, and goes back to
+    trashed_to: str  # vault-relative path in the trash
+    deleted_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class TrashList(Result):
+    trashed: list[Trashed]
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class RestoreResult(Result):
+    id: str
+    path: str
+    restored_from: str

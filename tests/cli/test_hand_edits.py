@@ -183,7 +183,7 @@ def test_hand_edits_racing_agent_writes_lose_no_line(vault: Path, cli: Cli, note
         while time.monotonic() < deadline:
             app = App.open(vault, None)
             try:
-                version = get_note(app, note["id"])["note"]["version"]
+                version = get_note(app, note["id"]).note["version"]
                 update_note(app, note["id"], NotePatch(append=f"agent {written}"), expect_version=version)
                 written += 1
             except Conflict:

@@ -15,6 +15,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -38,9 +39,14 @@ def launcher(tmp_path_factory: pytest.TempPathFactory) -> Path:
     fake = tmp / "python"
     fake.write_text('#!/bin/sh\nprintf "%s\\n" "$@" > "$VMTEST_MARKER"\nexit 99\n')
     fake.chmod(0o755)
+    # The header generated from the Python lists, by the command the Makefile runs.
+    header = subprocess.run(
+        [sys.executable, "-m", "vaultmem.daemon.forwarding", "--header"], check=True, capture_output=True, text=True
+    ).stdout
+    (tmp / "forward.h").write_text(header)
     out = tmp / "vaultmem"
     subprocess.run(
-        [cc, "-O2", "-Wall", "-Wextra", "-Werror", "-std=c11", f'-DVM_PYTHON="{fake}"', "-o", str(out),
+        [cc, "-O2", "-Wall", "-Wextra", "-Werror", "-std=c11", f"-I{tmp}", f'-DVM_PYTHON="{fake}"', "-o", str(out),
          str(REPO / "launcher" / "vaultmem.c")],
         check=True, capture_output=True,
     )  # fmt: skip
@@ -110,6 +116,7 @@ CASES: list[tuple[list[str], str, dict[str, str]]] = [
     (["--json", "search", "x", "--mode", "bm25"], "shared/deep", {}),
     (["--vault", "VAULT", "--ghost", "alice", "get", "Note"], "/", {}),
     (["--vault=VAULT", "query", "x", "--regex"], "/", {}),
+    (["--ghost=alice", "--json", "get", "Note"], ".", {}),
     (["search", "x", "--vault", "VAULT"], "/", {}),
     (["status"], ".", {"VAULTMEM_GHOST": "bob", "NO_COLOR": "1", "UNRELATED": "x", "COLUMNS": "80"}),
     (["index", "--json"], ".", {}),
@@ -205,3 +212,17 @@ def test_bytes_that_are_not_utf8_go_to_python(
 def test_no_socket_goes_to_python(launcher: Path, vault: Path, tmp_path: Path) -> None:
     code, _, _, fell_back = run(launcher, ["search", "x"], vault, {}, tmp_path)
     assert (code, fell_back) == (FALLBACK, True)
+
+
+def test_forwarding_lists_name_the_cli_s_own_commands_and_root_options() -> None:
+    """forwarding.py states what is forwarded once; it must name what the CLI really has."""
+    import typer.main
+
+    from vaultmem.cli.main import COMMANDS, app
+    from vaultmem.daemon import forwarding
+
+    assert set(forwarding.COMMANDS) <= set(COMMANDS)
+    group = typer.main.get_command(app)
+    root = {opt: param for param in group.params for opt in param.opts}
+    assert all(not root[opt].is_flag for opt in forwarding.ROOT_OPTIONS)
+    assert all(root[opt].is_flag for opt in forwarding.ROOT_FLAGS)

@@ -133,7 +133,7 @@ def test_same_ranking_and_scores_as_whoosh(index: FullTextIndex, text: str, f: F
 
 
 def test_empty_filter_matches_nothing(index: FullTextIndex) -> None:
-    f = replace(FILTERS[0], paths=())
+    f = replace(FILTERS[0], readers=("private:nobody",))
     assert index.search("heat", f, 10) == []
     assert index.count(f) == 0
 

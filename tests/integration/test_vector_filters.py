@@ -1,9 +1,12 @@
-"""The dense retriever filters in Python (`passes`) what Chroma would filter with `where_for`.
+"""The dense retriever filters in Python (`predicate`) what Chroma would filter with
+`chroma_where` and Whoosh with `whoosh_query`: three readings of the one table of
+index/filter_rules.py.
 
-Both must agree on every filter, or a filter would mean one thing in BM25 and another in the
+All must agree on every filter, or a filter would mean one thing in BM25 and another in the
 vector half — and the access filter is the privacy boundary. The table below is checked
-against a real embedded Chroma: the rows `passes` keeps are exactly the rows Chroma's `where`
-returns. Vectors here are random: this is plumbing, not search quality.
+against a real embedded Chroma and a real Whoosh index: the rows `predicate` keeps are
+exactly the rows Chroma's `where` returns, and their notes exactly the notes Whoosh's filter
+query matches. Vectors here are random: this is plumbing, not search quality.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ import pytest
 
 from vaultmem.index.chunking import Chunk
 from vaultmem.index.documents import Filters, IndexDoc
+from vaultmem.index.filter_rules import chroma_where, predicate, whoosh_query
+from vaultmem.index.fulltext import FullTextIndex
 from vaultmem.index.vectors import (
     NoteLookup,
     VectorIndex,
@@ -23,8 +28,6 @@ from vaultmem.index.vectors import (
     make_client,
     note_metadata,
     owner_key,
-    passes,
-    where_for,
 )
 
 NOW = 1_800_000_000
@@ -92,8 +95,6 @@ TABLE = [
     ("confidence", replace(BASE, readers=READERS, min_confidence=0.7)),
     ("importance", replace(BASE, readers=READERS, min_importance=0.3)),
     ("expired kept", replace(BASE, readers=READERS, include_expired=True)),
-    ("paths", replace(BASE, readers=READERS, paths=("n/000.md", "n/001.md", "n/004.md"))),
-    ("no paths", replace(BASE, readers=READERS, paths=())),
     (
         "everything",
         replace(
@@ -113,17 +114,30 @@ def test_passes_agrees_with_chroma_where(
     index: tuple[VectorIndex, list[IndexDoc]], name: str, filters: Filters
 ) -> None:
     vi, docs = index
-    got = vi.collection.get(where=where_for(filters), include=["metadatas"], limit=10_000)
+    got = vi.collection.get(where=chroma_where(filters), include=["metadatas"], limit=10_000)
     by_chroma = {(m["path"], m["chunk"]) for m in got["metadatas"]}
+    passes = predicate(filters)
     by_python = {
-        (d.path, c)
-        for d in docs
-        for c in range(2)
-        if passes(chunk_metadata(d, Chunk(index=c, heading="", text="")), filters)
+        (d.path, c) for d in docs for c in range(2) if passes(chunk_metadata(d, Chunk(index=c, heading="", text="")))
     }
     assert by_python == by_chroma
-    if name not in ("no paths",):
-        assert by_python, "each row of the table should keep something, or it proves little"
+    assert by_python, "each row of the table should keep something, or it proves little"
+
+
+@pytest.mark.parametrize(("name", "filters"), TABLE, ids=[t[0] for t in TABLE])
+def test_whoosh_filter_agrees_with_python(
+    index: tuple[VectorIndex, list[IndexDoc]], tmp_path: Path, name: str, filters: Filters
+) -> None:
+    _, docs = index
+    ft = FullTextIndex(tmp_path / "whoosh")
+    try:
+        ft.apply(docs, [], fresh=True)
+        with ft.ix.searcher() as searcher:
+            by_whoosh = {searcher.stored_fields(n)["path"] for n in searcher.docs_for_query(whoosh_query(filters))}
+    finally:
+        ft.close()
+    passes = predicate(filters)
+    assert by_whoosh == {d.path for d in docs if passes(note_metadata(d))}
 
 
 @pytest.mark.parametrize(("name", "filters"), TABLE, ids=[t[0] for t in TABLE])
@@ -135,7 +149,7 @@ def test_search_equals_chroma_filtered_query(
     hits = vi.search(query, filters, limit=5, notes=_lookup(docs))
     # The reference: Chroma filtering over every chunk, best chunk per note.
     res = vi.collection.query(
-        query_embeddings=[query], n_results=vi.count(), where=where_for(filters), include=["metadatas", "distances"]
+        query_embeddings=[query], n_results=vi.count(), where=chroma_where(filters), include=["metadatas", "distances"]
     )
     best: dict[str, float] = {}
     for meta, dist in zip(res["metadatas"][0], res["distances"][0], strict=True):
@@ -156,5 +170,15 @@ def test_narrow_filter_falls_back_to_chroma_where(index: tuple[VectorIndex, list
     # Sanity: the target is not among the nearest 40 unfiltered chunks, so the fast path misses it.
     near = vi.collection.query(query_embeddings=[query], n_results=40, include=["metadatas"])
     assert target.path not in {m["path"] for m in near["metadatas"][0]}
-    hits = vi.search(query, replace(BASE, readers=READERS, paths=(target.path,)), limit=5, notes=_lookup(docs))
+    # A filter only the target passes.
+    narrow = replace(
+        BASE,
+        readers=(target.reader,),
+        types=(target.type,),
+        since=target.created,
+        until=target.created,
+        min_trust=target.trust,
+    )
+    assert [d.path for d in docs if predicate(narrow)(note_metadata(d))] == [target.path]
+    hits = vi.search(query, narrow, limit=5, notes=_lookup(docs))
     assert [h.path for h in hits] == [target.path]

@@ -8,61 +8,63 @@ import typer
 
 from vaultmem.cli.common import GhostOpt, JsonOpt, VaultOpt, json_mode, open_app
 from vaultmem.cli.output import emit, notice, plain, record, safe
+from vaultmem.models import MoveReport, RestoreResult, TrashList
 
 DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="List what would change; change nothing.")]
 
 
-def _render_moves(con: Any, data: dict[str, Any]) -> None:
+def _render_moves(con: Any, data: MoveReport) -> None:
     """`from -> to` per move and the notes whose links change; through a pipe tab-separated
     records `move<TAB>from<TAB>to` and `relink<TAB>path`."""
     from rich.text import Text
 
-    verb = "would move" if data["dry_run"] else "moved"
+    verb = "would move" if data.dry_run else "moved"
     if plain(con):
-        for move in data["moves"]:
-            record(con, "move", move["from"], move["to"])
-        for path in data["links_updated"]:
+        for move in data.moves:
+            record(con, "move", move.from_, move.to)
+        for path in data.links_updated:
             record(con, "relink", path)
-        for skipped in data["skipped"]:
+        for skipped in data.skipped:
             record(con, "skipped", skipped["path"], skipped["reason"])
     else:
-        for move in data["moves"]:
-            con.print(Text.assemble((verb, "bold"), " ", safe(move["from"]), " → ", safe(move["to"])))
-        for path in data["links_updated"]:
+        for move in data.moves:
+            con.print(Text.assemble((verb, "bold"), " ", safe(move.from_), " → ", safe(move.to)))
+        for path in data.links_updated:
             con.print(Text.assemble(("links", "dim"), " ", safe(path)))
-        for skipped in data["skipped"]:
+        for skipped in data.skipped:
             con.print(Text.assemble(("skipped", "yellow"), " ", safe(skipped["path"]), ": ", safe(skipped["reason"])))
-    if not data["moves"]:
+    if not data.moves:
         notice("nothing to rename: every note's file name already follows its title")
-    elif data["dry_run"]:
+    elif data.dry_run:
         notice(
-            f"{len(data['moves'])} notes would move, links rewritten in {len(data['links_updated'])}; run without --dry-run to apply"
+            f"{len(data.moves)} notes would move, links rewritten in {len(data.links_updated)}; "
+            "run without --dry-run to apply"
         )
 
 
-def _render_trash(con: Any, data: dict[str, Any]) -> None:
+def _render_trash(con: Any, data: TrashList) -> None:
     from rich.table import Table
 
     if plain(con):
-        for t in data["trashed"]:
-            record(con, t["id"], t["deleted_at"], t["path"], t["title"])
+        for t in data.trashed:
+            record(con, t.id, t.deleted_at, t.path, t.title)
         return
-    if not data["trashed"]:
+    if not data.trashed:
         notice("the trash is empty")
         return
     table = Table("id", "deleted", "path", "title", box=None)
-    for t in data["trashed"]:
-        table.add_row(safe(t["id"]), safe(t["deleted_at"]), safe(t["path"]), safe(t["title"]))
+    for t in data.trashed:
+        table.add_row(safe(t.id), safe(t.deleted_at), safe(t.path), safe(t.title))
     con.print(table)
 
 
-def _render_restored(con: Any, data: dict[str, Any]) -> None:
+def _render_restored(con: Any, data: RestoreResult) -> None:
     from rich.text import Text
 
     if plain(con):
-        record(con, data["id"], data["path"])
+        record(con, data.id, data.path)
         return
-    con.print(Text.assemble("restored ", safe(data["path"], style="bold"), " (id ", safe(data["id"]), ")"))
+    con.print(Text.assemble("restored ", safe(data.path, style="bold"), " (id ", safe(data.id), ")"))
 
 
 def register(app: typer.Typer) -> None:
@@ -91,7 +93,7 @@ def register(app: typer.Typer) -> None:
         from vaultmem.services.moves import fix_names as run
 
         report = run(open_app(ctx, vault, ghost), dry_run=dry_run, every=all_)
-        emit(report.to_dict(), json_mode(ctx, json_), _render_moves)
+        emit(report, json_mode(ctx, json_), _render_moves)
 
     trash_app = typer.Typer(help="Deleted notes: list them, bring one back.", no_args_is_help=True)
     app.add_typer(trash_app, name="trash")
@@ -134,4 +136,4 @@ def register_move(note_app: typer.Typer) -> None:
         from vaultmem.services.moves import move_note
 
         report = move_note(open_app(ctx, vault, ghost), ref, target, dry_run=dry_run)
-        emit(report.to_dict(), json_mode(ctx, json_), _render_moves)
+        emit(report, json_mode(ctx, json_), _render_moves)

@@ -8,44 +8,45 @@ import typer
 
 from vaultmem.cli.common import ExpectVersionOpt, GhostOpt, JsonOpt, VaultOpt, json_mode, open_app, read_file_arg
 from vaultmem.cli.output import emit, notice, plain, record, safe
+from vaultmem.models import CaptureResult, InboxList, IngestResult, PromoteResult
 
 
-def _render_path(con: Any, data: dict[str, Any]) -> None:
+def _render_path(con: Any, data: CaptureResult | PromoteResult) -> None:
     """`path  (id …)`; through a pipe `path<TAB>id`."""
     from rich.text import Text
 
     if plain(con):
-        record(con, data["path"], data["id"])
+        record(con, data.path, data.id)
         return
-    con.print(Text.assemble(safe(data["path"], "bold"), "  (id ", safe(data["id"]), ")"))
+    con.print(Text.assemble(safe(data.path, "bold"), "  (id ", safe(data.id), ")"))
 
 
-def _render_inbox(con: Any, data: dict[str, Any]) -> None:
+def _render_inbox(con: Any, data: InboxList) -> None:
     """A table on a terminal; through a pipe `id created title path` per capture, tab-separated."""
     from rich.table import Table
 
     if plain(con):
-        for c in data["captures"]:
-            record(con, c["id"], c["created"], c["title"], c["path"])
-        if not data["captures"]:
+        for c in data.captures:
+            record(con, c.id, c.created, c.title, c.path)
+        if not data.captures:
             notice("Inbox is empty.")
         return
-    if not data["captures"]:
+    if not data.captures:
         con.print("Inbox is empty.")
         return
     table = Table("id", "created", "title", "path", box=None)
-    for c in data["captures"]:
-        table.add_row(*(safe(v) for v in (c["id"], c["created"], c["title"], c["path"])))
+    for c in data.captures:
+        table.add_row(*(safe(v) for v in (c.id, c.created, c.title, c.path)))
     con.print(table)
 
 
-def _render_writes(con: Any, data: dict[str, Any]) -> None:
+def _render_writes(con: Any, data: IngestResult) -> None:
     """One line per item; through a pipe `wrote|duplicate|rejected index path-or-reason`."""
     from rich.text import Text
 
-    rows = [("wrote", "green", w["index"], w["path"]) for w in data["written"]]
-    rows += [("duplicate", "yellow", d["index"], d["path"]) for d in data["duplicates"]]
-    rows += [("rejected", "red", r["index"], r["reason"]) for r in data["rejected"]]
+    rows = [("wrote", "green", w["index"], w["path"]) for w in data.written]
+    rows += [("duplicate", "yellow", d["index"], d["path"]) for d in data.duplicates]
+    rows += [("rejected", "red", r["index"], r["reason"]) for r in data.rejected]
     for what, style, index, text in rows:
         if plain(con):
             record(con, what, index, text)

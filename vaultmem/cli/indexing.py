@@ -8,35 +8,36 @@ import typer
 
 from vaultmem.cli.common import GhostOpt, JsonOpt, VaultOpt, json_mode, open_app
 from vaultmem.cli.output import emit, plain, progress_hook, record, safe
+from vaultmem.models import IndexReport, StatusReport
 
 
-def _render_index(con: Any, data: dict[str, Any]) -> None:
+def _render_index(con: Any, data: IndexReport) -> None:
     """Counts, then one line per file skipped or degraded (through a pipe: tab-separated
     `skipped path message`)."""
     from rich.text import Text
 
     con.print(
-        f"added {data['added']}, updated {data['updated']}, deleted {data['deleted']}, "
-        f"moved {data['moved']}, unchanged {data['unchanged']} in {data['seconds']:.2f} s",
+        f"added {data.added}, updated {data.updated}, deleted {data.deleted}, "
+        f"moved {data.moved}, unchanged {data.unchanged} in {data.seconds:.2f} s",
         markup=False,
     )
-    if data["embedded_chunks"]:
-        con.print(f"embedded {data['embedded_chunks']} chunks of {data['embedded_notes']} notes", markup=False)
-    for err in data["errors"]:
+    if data.embedded_chunks:
+        con.print(f"embedded {data.embedded_chunks} chunks of {data.embedded_notes} notes", markup=False)
+    for err in data.errors:
         if plain(con):
             record(con, "skipped", err["path"], err["message"])
         else:
             con.print(Text.assemble(("skipped or degraded", "red"), " ", safe(err["path"]), ": ", safe(err["message"])))
 
 
-def _render_status(con: Any, data: dict[str, Any]) -> None:
+def _render_status(con: Any, data: StatusReport) -> None:
     """Through a pipe the same lines, uncoloured, and problems as tab-separated
     `problem path message`."""
     from rich.text import Text
 
-    notes, index, watcher = data["notes"], data["index"], data["watcher"]
+    notes, index, watcher = data.notes, data.index, data.watcher
     scopes = ", ".join(f"{k} {v}" for k, v in sorted(notes["by_scope"].items()))
-    con.print(Text.assemble(safe(data["vault"], "bold"), f": {notes['total']} notes ({scopes})"))
+    con.print(Text.assemble(safe(data.vault, "bold"), f": {notes['total']} notes ({scopes})"))
     state = "fresh" if index["fresh"] else f"{index['pending']} pending"
     emb = index["embedding"]
     con.print(safe(f"index: {state}; embedding: {emb['backend']} {emb['model'] or ''} ({emb['reason']})"))

@@ -8,30 +8,31 @@ import typer
 
 from vaultmem.cli.common import GhostOpt, JsonOpt, VaultOpt, json_mode, open_app
 from vaultmem.cli.output import emit, notice, plain, record, safe
+from vaultmem.models import LintReport
 
 
-def _render(con: Any, data: dict[str, Any]) -> None:
+def _render(con: Any, data: LintReport) -> None:
     """A table on a terminal; through a pipe one tab-separated line per problem, `path
     severity code message` (and `path fixed id <id>` per id written), the totals on stderr."""
     from rich.table import Table
     from rich.text import Text
 
-    totals = f"{data['checked']} notes checked: {data['errors']} errors, {data['warnings']} warnings"
+    totals = f"{data.checked} notes checked: {data.errors} errors, {data.warnings} warnings"
     if plain(con):
-        for p in data["problems"]:
-            record(con, p["path"], p["severity"], p["code"], p["message"])
-        for fixed in data.get("fixed", []):
+        for p in data.problems:
+            record(con, p.path, p.severity, p.code, p.message)
+        for fixed in data.fixed or []:
             record(con, fixed["path"], "fixed", "id", fixed["id"])
         notice(totals)
         return
-    if data["problems"]:
+    if data.problems:
         table = Table("path", "severity", "code", "message", box=None)
-        for p in data["problems"]:
-            style = "red" if p["severity"] == "error" else "yellow"
+        for p in data.problems:
+            style = "red" if p.severity == "error" else "yellow"
             # Paths and messages are data (a file may be named "[red].md"), never markup.
-            table.add_row(safe(p["path"]), Text(p["severity"], style=style), safe(p["code"]), safe(p["message"]))
+            table.add_row(safe(p.path), Text(p.severity, style=style), safe(p.code), safe(p.message))
         con.print(table)
-    for fixed in data.get("fixed", []):
+    for fixed in data.fixed or []:
         con.print(Text.assemble(("fixed", "green"), " ", safe(fixed["path"]), ": id ", safe(fixed["id"])))
     con.print(totals, markup=False)
 
@@ -50,4 +51,4 @@ def register(app: typer.Typer) -> None:
 
         result = lint_vault(open_app(ctx, vault, None), fix=fix)
         emit(result, json_mode(ctx, json_), _render)
-        return 1 if result["errors"] else 0
+        return 1 if result.errors else 0

@@ -18,36 +18,36 @@ from vaultmem.cli.common import (
 )
 from vaultmem.cli.files import register_move
 from vaultmem.cli.output import clean, emit, plain, record, safe
+from vaultmem.models import CommentResult, DeleteResult, NoteDocument, ValidateResult, WriteResult
 
 BodyOpt = Annotated[str | None, typer.Option("--body", help="Body text; '-' reads stdin.")]
 BodyFileOpt = Annotated[str | None, typer.Option("--body-file", help="Read the body from a file ('-' = stdin).")]
 
 
-def _render_write(con: Any, data: dict[str, Any]) -> None:
-    """`path  (id …, version N)`; through a pipe `path<TAB>id[<TAB>version]`."""
+def _render_write(con: Any, data: WriteResult | ValidateResult | CommentResult) -> None:
+    """`path  (id …, version N)`; through a pipe `path<TAB>id<TAB>version`."""
     from rich.text import Text
 
     if plain(con):
-        record(con, data["path"], data["id"], *([data["version"]] if "version" in data else []))
+        record(con, data.path, data.id, data.version)
         return
-    version = f", version {data['version']}" if "version" in data else ""
-    con.print(Text.assemble(safe(data["path"], "bold"), "  (id ", safe(data["id"]), version, ")"))
+    con.print(Text.assemble(safe(data.path, "bold"), "  (id ", safe(data.id), f", version {data.version}", ")"))
 
 
-def _render_delete(con: Any, data: dict[str, Any]) -> None:
+def _render_delete(con: Any, data: DeleteResult) -> None:
     """Through a pipe `path<TAB>trashed_to`."""
     from rich.text import Text
 
     if plain(con):
-        record(con, data["path"], data["trashed_to"])
+        record(con, data.path, data.trashed_to)
         return
-    con.print(Text.assemble("Moved ", safe(data["path"]), " to ", safe(data["trashed_to"])))
+    con.print(Text.assemble("Moved ", safe(data.path), " to ", safe(data.trashed_to)))
 
 
 _META_KEYS = ("id", "type", "scope", "owner", "project", "path", "trust_score", "updated", "version")
 
 
-def _render_note(con: Any, doc: dict[str, Any]) -> None:
+def _render_note(con: Any, doc: NoteDocument) -> None:
     """On a terminal: a panel of fields, the body as markdown, links and comments. Through a
     pipe, like a mail message: `key<TAB>value` header lines (title, fields, `tag`, `link-out`
     / `link-in` `id path title`, `comment` `at by text`), a blank line, then the body as
@@ -58,21 +58,21 @@ def _render_note(con: Any, doc: dict[str, Any]) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    note, links = doc["note"], doc["links"]
-    comments = [c for c in doc["comments"] if isinstance(c, dict)]
+    note, links = doc.note, doc.links
+    comments = [c for c in doc.comments if isinstance(c, dict)]
     if plain(con):
         record(con, "title", note["title"])
         for key in _META_KEYS:
             if note.get(key) is not None:
                 record(con, key, note[key])
-        for tag in doc["tags"]:
+        for tag in doc.tags:
             record(con, "tag", tag)
-        for kind, items in (("link-out", links["out"]), ("link-in", links["in"])):
+        for kind, items in (("link-out", [i.note for i in links.out]), ("link-in", [i.note for i in links.in_])):
             for item in items:
-                record(con, kind, item.get("id"), item["path"], item.get("title"))
+                record(con, kind, item.id, item.path, item.title)
         for c in comments:
             record(con, "comment", c.get("at"), c.get("by"), c.get("text"))
-        body = clean(doc["body"])
+        body = clean(doc.body)
         con.file.write("\n" + body + ("" if not body or body.endswith("\n") else "\n"))
         con.file.flush()
         return
@@ -80,17 +80,17 @@ def _render_note(con: Any, doc: dict[str, Any]) -> None:
     for key in _META_KEYS:
         if note.get(key) is not None:
             meta.add_row(Text(key, style="dim"), safe(note[key]))
-    if doc["tags"]:
-        meta.add_row(Text("tags", style="dim"), Text(", ".join(clean(t, inline=True) for t in doc["tags"])))
+    if doc.tags:
+        meta.add_row(Text("tags", style="dim"), Text(", ".join(clean(t, inline=True) for t in doc.tags)))
     con.print(Panel(meta, title=safe(note["title"], "bold"), expand=False))
     # Markdown of the cleaned body: escape sequences are already visible text; links show
     # their target ("text (url)") rather than hiding it in a terminal hyperlink.
-    con.print(Markdown(clean(doc["body"]), hyperlinks=False))
-    if links["out"] or links["in"]:
+    con.print(Markdown(clean(doc.body), hyperlinks=False))
+    if links.out or links.in_:
         con.print()
-        for arrow, items in (("→", links["out"]), ("←", links["in"])):
+        for arrow, items in (("→", [i.note for i in links.out]), ("←", [i.note for i in links.in_])):
             for item in items:
-                con.print(Text.assemble((arrow, "dim"), " ", safe(item.get("title")), " (", safe(item["path"]), ")"))
+                con.print(Text.assemble((arrow, "dim"), " ", safe(item.title), " (", safe(item.path), ")"))
     for c in comments:
         who = f"{clean(c.get('at'), inline=True)} {clean(c.get('by'), inline=True)}:"
         con.print(Text.assemble((who, "dim"), " ", safe(c.get("text"), inline=False)))
@@ -141,7 +141,7 @@ def register(app: typer.Typer) -> None:
             confidence=confidence, importance=importance, ttl_days=ttl_days,
         )  # fmt: skip
         result = create_note(open_app(ctx, vault, ghost), spec)
-        emit(result.to_dict(), json_mode(ctx, json_), _render_write)
+        emit(result, json_mode(ctx, json_), _render_write)
 
     @note_app.command("update")
     def update(
@@ -173,7 +173,7 @@ def register(app: typer.Typer) -> None:
             body=_body(body, body_file), append=read_text_arg(append, "append"), replace_section=replace_section,
         )  # fmt: skip
         result = update_note(open_app(ctx, vault, ghost), ref, patch, expect_version)
-        emit(result.to_dict(), json_mode(ctx, json_), _render_write)
+        emit(result, json_mode(ctx, json_), _render_write)
 
     @note_app.command("validate")
     def validate(
@@ -224,13 +224,13 @@ def register(app: typer.Typer) -> None:
 
         result = delete_note(open_app(ctx, vault, ghost), ref, expect_version)
         emit(result, json_mode(ctx, json_), _render_delete)
-        if result["linked_from"]:
-            from vaultmem.cli.output import clean, notice
+        if result.linked_from:
+            from vaultmem.cli.output import notice
 
-            paths = ", ".join(clean(src["path"], inline=True) for src in result["linked_from"])
+            paths = ", ".join(clean(src.path, inline=True) for src in result.linked_from)
             notice(
-                f"warning: {len(result['linked_from'])} note(s) link to it and now have a dangling link: {paths}; "
-                f"`vaultmem trash restore {result['id']}` brings it back"
+                f"warning: {len(result.linked_from)} note(s) link to it and now have a dangling link: {paths}; "
+                f"`vaultmem trash restore {result.id}` brings it back"
             )
 
     @app.command("get")
@@ -249,6 +249,6 @@ def register(app: typer.Typer) -> None:
 
         doc = get_note(open_app(ctx, vault, ghost), ref, raw=raw)
         if raw and not json_mode(ctx, json_):
-            sys.stdout.write(doc["raw"])
+            sys.stdout.write(doc.raw or "")
             return
         emit(doc, json_mode(ctx, json_), _render_note)

@@ -103,6 +103,10 @@ def record(con: Console, *fields: Any) -> None:
 
 
 def dumps(data: Any) -> str:
+    """The JSON of a result (models.to_json: the one serializer) or of plain data."""
+    from vaultmem.models import to_json
+
+    data = to_json(data)
     if _isatty(sys.stdout):
         return json.dumps(data, ensure_ascii=False, indent=2)
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))

@@ -8,44 +8,51 @@ import typer
 
 from vaultmem.cli.common import GhostOpt, JsonOpt, VaultOpt, json_mode, open_app
 from vaultmem.cli.output import clean, emit, flat, notice, plain, progress_hook, record, safe
+from vaultmem.models import QueryResult, ReferenceResult
 
 
-def _render_query(con: Any, data: dict[str, Any]) -> None:
+def _render_query(con: Any, data: QueryResult) -> None:
     """Through a pipe: one line per match, `relevance id path title excerpt` tab-separated
     (the excerpt whole), and the summary on stderr."""
     from rich.table import Table
     from rich.text import Text
 
     if plain(con):
-        for m in data["matches"]:
-            record(con, f"{m['relevance']:.2f}", m.get("id"), m["path"], m.get("title"), flat(m["excerpt"]))
-        notice(data["query_summary"])
+        for m in data.matches:
+            record(con, f"{m.relevance:.2f}", m.id, m.path, m.title, flat(m.excerpt))
+        notice(data.query_summary)
         return
-    con.print(safe(data["query_summary"], inline=False))
-    if data["matches"]:
+    con.print(safe(data.query_summary, inline=False))
+    if data.matches:
         table = Table("relevance", "note", box=None, padding=(0, 1))
-        for m in data["matches"]:
-            cell = Text.assemble(safe(m.get("title"), "bold"), " ", safe(m["path"], "dim"), "\n", flat(m["excerpt"]))
-            table.add_row(f"{m['relevance']:.2f}", cell)
+        for m in data.matches:
+            cell = Text.assemble(safe(m.title, "bold"), " ", safe(m.path, "dim"), "\n", flat(m.excerpt))
+            table.add_row(f"{m.relevance:.2f}", cell)
         con.print(table)
 
 
-def _render_reference(con: Any, data: dict[str, Any]) -> None:
+def _render_reference(con: Any, data: ReferenceResult) -> None:
     """The topic, then its results as `search` shows them (through a pipe the topic is a
     first line `topic id path title summary`)."""
     from rich.text import Text
 
-    from vaultmem.cli.search import render_results
+    from vaultmem.cli.search import render_memory_results
 
-    topic = data["topic"]
-    about = f"({clean(topic['path'], inline=True)}, {topic['files']} files): {flat(topic['summary'])}"
+    topic = data.topic
+    about = f"({clean(topic.path, inline=True)}, {topic.files} files): {flat(topic.summary)}"
+    summary = f"{data.returned} results, mode {data.mode}, {data.search_time_ms} ms"
     if plain(con):
         # Shaped like a result line, "topic" in the score column: cut -f2- still works.
-        record(con, "topic", topic.get("id"), topic["path"], topic["title"], flat(topic["summary"]))
-        notice(f"topic {topic['path']} lists {topic['files']} files")
+        record(con, "topic", topic.id, topic.path, topic.title, flat(topic.summary))
+        notice(f"topic {topic.path} lists {topic.files} files")
     else:
-        con.print(Text.assemble("Topic ", safe(topic["title"], "bold"), " ", about))
-    render_results(con, {**data, "query": data["question"], "tokens_used": 0})
+        con.print(Text.assemble("Topic ", safe(topic.title, "bold"), " ", about))
+    if not data.results:
+        message = f"No results for {data.question!r}."
+        notice(message) if plain(con) else con.print(Text(message))
+        return
+    render_memory_results(con, data.results)
+    notice(summary) if plain(con) else con.print(Text(summary, style="dim"))
 
 
 def register(app: typer.Typer) -> None:

@@ -9,51 +9,56 @@ import typer
 
 from vaultmem.cli.common import GhostOpt, JsonOpt, VaultOpt, json_mode, open_app
 from vaultmem.cli.output import clean, emit, flat, notice, plain, progress_hook, record, safe
+from vaultmem.models import MemoryResult, SearchResult, to_json
 
 
 def _explain(explain: Any) -> str:
-    return json.dumps(explain, ensure_ascii=False, separators=(",", ":"), default=str)
+    return json.dumps(to_json(explain), ensure_ascii=False, separators=(",", ":"), default=str)
 
 
-def render_results(con: Any, data: dict[str, Any]) -> None:
-    """Search results for people. Warnings are not repeated here: the service already sent
-    them to stderr. Through a pipe: one line per result, `score id path title snippet`
-    tab-separated; the summary line goes to stderr."""
+def render_memory_results(con: Any, results: list[MemoryResult]) -> None:
+    """Results as a table on a terminal; through a pipe one line per result, `score id path
+    title snippet` tab-separated (the explain trace as JSON after it when asked)."""
     from rich.table import Table
     from rich.text import Text
 
-    summary = (
-        f"{data['returned']} results, mode {data['mode']}, {data['search_time_ms']} ms, ~{data['tokens_used']} tokens"
-    )
     if plain(con):
-        for result in data["results"]:
-            s = result["summary"]
-            fields = [f"{s['score']:.4f}", s["id"], s["path"], s["title"], flat(s.get("snippet"))]
-            if "explain" in result:
-                fields.append(_explain(result["explain"]))
+        for result in results:
+            s = result.summary
+            fields = [f"{s.score or 0:.4f}", s.id, s.path, s.title, flat(s.snippet)]
+            if result.explain is not None:
+                fields.append(_explain(result.explain))
             record(con, *fields)
-        # repr() shows control and bidi characters as escapes: safe as it is.
-        notice(summary if data["results"] else f"No results for {str(data['query'])!r}.")
-        return
-    if not data["results"]:
-        con.print(Text(f"No results for {str(data['query'])!r}."))
         return
     table = Table("#", "score", "note", box=None, show_lines=False, padding=(0, 1))
-    for i, result in enumerate(data["results"], 1):
-        s = result["summary"]
-        cell = Text.assemble(safe(s["title"], "bold"), " ", safe(s["path"], "dim"))
-        if s.get("snippet"):
-            cell.append("\n" + flat(s["snippet"]))
+    for i, result in enumerate(results, 1):
+        s = result.summary
+        cell = Text.assemble(safe(s.title, "bold"), " ", safe(s.path, "dim"))
+        if s.snippet:
+            cell.append("\n" + flat(s.snippet))
         related = []
-        for key, arrow in (("parents", "↑"), ("links_out", "→"), ("links_in", "←")):
-            related += [f"{arrow} {clean(n['title'], inline=True)}" for n in result.get(key, [])]
+        for near, arrow in ((result.parents, "↑"), (result.links_out, "→"), (result.links_in, "←")):
+            related += [f"{arrow} {clean(n.summary.title, inline=True)}" for n in near]
         if related:
             cell.append("\n" + "  ".join(related[:6]), style="dim")
-        if "explain" in result:
-            cell.append("\n" + clean(_explain(result["explain"])), style="dim")
-        table.add_row(str(i), f"{s['score']:.4f}", cell)
+        if result.explain is not None:
+            cell.append("\n" + clean(_explain(result.explain)), style="dim")
+        table.add_row(str(i), f"{s.score or 0:.4f}", cell)
     con.print(table)
-    con.print(Text(summary, style="dim"))
+
+
+def render_results(con: Any, data: SearchResult) -> None:
+    """Search results for people, and a summary line (on stderr through a pipe). Warnings
+    are not repeated here: the service already sent them to stderr."""
+    from rich.text import Text
+
+    summary = f"{data.returned} results, mode {data.mode}, {data.search_time_ms} ms, ~{data.tokens_used} tokens"
+    if not data.results:
+        message = f"No results for {str(data.query)!r}."  # repr() shows control characters as escapes
+        notice(message) if plain(con) else con.print(Text(message))
+        return
+    render_memory_results(con, data.results)
+    notice(summary) if plain(con) else con.print(Text(summary, style="dim"))
 
 
 def register(app: typer.Typer) -> None:

@@ -9,21 +9,35 @@ import typer
 
 from vaultmem.cli.common import GhostOpt, JsonOpt, VaultOpt, globals_of, json_mode, open_app
 from vaultmem.cli.output import clean, emit, safe
+from vaultmem.models import GhostsResult, InitResult
 
 
-def _render_init(con: Any, data: dict[str, Any]) -> None:
+def _render_init(con: Any, data: InitResult) -> None:
+    """What init made, and in a folder that held notes, what it added and left alone."""
     from rich.text import Text
 
-    con.print(Text.assemble("Created vault at ", safe(data["vault"], "bold")))
-    if data["ghosts"]:
-        con.print(Text("Ghosts: " + ", ".join(clean(g, inline=True) for g in data["ghosts"])))
+    def listing(paths: list[str]) -> str:
+        return ", ".join(clean(p, inline=True) for p in paths)
+
+    con.print(Text.assemble("Created vault at ", safe(data.vault, "bold")))
+    if data.ghosts:
+        con.print(Text("Ghosts: " + listing(data.ghosts)))
     con.print("Next: open it in Obsidian, `git init` it, and try `vaultmem note create --help`.", markup=False)
+    if data.existing_notes:
+        con.print(Text(f"Kept {data.existing_notes} existing note(s) as they were."))
+    for label, paths in (("Added", data.added), ("Appended .vaultmem/ to", data.appended)):
+        if paths:
+            con.print(Text(f"{label}: {listing(paths)}"))
+    if data.kept:
+        con.print(Text("Already there, left alone: " + listing(data.kept)))
+    if not data.examples:
+        con.print(Text("No example notes added (run with --examples for them)."))
 
 
-def _render_ghosts(con: Any, data: dict[str, Any]) -> None:
+def _render_ghosts(con: Any, data: GhostsResult) -> None:
     from rich.text import Text
 
-    names = [clean(g, inline=True) for g in data["ghosts"]]
+    names = [clean(g, inline=True) for g in data.ghosts]
     con.print(Text("\n".join(names) if names else "(no ghosts registered)"))
 
 
@@ -54,26 +68,11 @@ def register(app: typer.Typer) -> None:
         """
         from vaultmem.services.vaults import init_vault
 
-        def render(con: Any, data: dict[str, Any]) -> None:
-            from rich.markup import escape
-
-            _render_init(con, data)
-            if data["existing_notes"]:
-                con.print(f"Kept {data['existing_notes']} existing note(s) as they were.")
-            if data["added"]:
-                con.print("Added: " + escape(", ".join(data["added"])))
-            if data["appended"]:
-                con.print("Appended .vaultmem/ to: " + escape(", ".join(data["appended"])))
-            if data["kept"]:
-                con.print("Already there, left alone: " + escape(", ".join(data["kept"])))
-            if not data["examples"]:
-                con.print("No example notes added (run with --examples for them).")
-
         target = path or vault or globals_of(ctx).get("vault") or Path.cwd()
         ghosts = list(ghost or [])
         if not ghosts and globals_of(ctx).get("ghost"):
             ghosts = [globals_of(ctx)["ghost"]]
-        emit(init_vault(Path(target), ghosts, examples), json_mode(ctx, json_), render)
+        emit(init_vault(Path(target), ghosts, examples), json_mode(ctx, json_), _render_init)
 
     ghost_app = typer.Typer(help="Register and list ghosts (agent identities).", no_args_is_help=True)
     app.add_typer(ghost_app, name="ghost")

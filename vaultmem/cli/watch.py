@@ -53,12 +53,15 @@ def register(app: typer.Typer) -> None:
         if stop:
             result = control.stop(root)
         elif detach:
-            result = control.start_detached(root, rescan_interval)
+            from vaultmem.cli.serve import detached_argv
+
+            result = control.start_detached(root, detached_argv(root, rescan_interval))
         else:
+            from vaultmem.cli.serve import command_runner
             from vaultmem.daemon.runner import Settings, Watcher, configure_logging
 
-            configure_logging(root / ".vaultmem", to_stderr=True)
-            watcher = Watcher(root, Settings(rescan_s=rescan_interval))
+            configure_logging(root, to_stderr=True)
+            watcher = Watcher(root, command_runner, Settings(rescan_s=rescan_interval))
             watcher.run()
             result = {
                 "stopped": True,

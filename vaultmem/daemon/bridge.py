@@ -6,6 +6,9 @@ is a terminal ...), so what the client prints is byte for byte what the command 
 printed in-process. Commands reach the watcher's warm App through the `app_provider` the
 root context carries (cli/common.py open_app). Requests run one at a time on the watcher's
 worker, which is what makes swapping sys.stdout and os.environ safe.
+
+The daemon never imports the CLI: the `watch` command hands the watcher a CommandRunner
+(cli/serve.py, `run_cli` over the CLI's click command).
 """
 
 from __future__ import annotations
@@ -17,10 +20,13 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from typing import Any
 
-from vaultmem.daemon.client import FORWARDED, PASSED_ENV, forwardable
+from vaultmem.daemon.client import FORWARDED, forwardable, passed_env
+from vaultmem.daemon.forwarding import passes_env
 from vaultmem.daemon.server import BadRequest
 
 Provider = Callable[..., Any]
+# (argv, env, tty, app provider) -> {"stdout", "stderr", "exit_code"}: one forwarded command line.
+CommandRunner = Callable[[list[str], Mapping[str, str], bool, Provider], dict[str, Any]]
 
 
 class Captured(io.StringIO):
@@ -49,14 +55,13 @@ def check_cli_request(request: Mapping[str, Any]) -> tuple[list[str], dict[str, 
         raise BadRequest('"env" must map strings to strings')
     if not isinstance(tty, bool) or not isinstance(cwd, str):
         raise BadRequest('"tty" must be a boolean and "cwd" a string')
-    allowed = {k: v for k, v in env.items() if k.startswith("VAULTMEM_") or k in PASSED_ENV}
-    return argv, allowed, tty, cwd
+    return argv, passed_env(env), tty, cwd
 
 
 @contextmanager
 def client_environment(env: Mapping[str, str]) -> Iterator[None]:
     """os.environ as the client had it, for the keys that matter; restored afterwards."""
-    keys = {k for k in os.environ if k.startswith("VAULTMEM_") or k in PASSED_ENV} | set(env)
+    keys = {k for k in os.environ if passes_env(k)} | set(env)
     saved = {k: os.environ.get(k) for k in keys}
     try:
         for key in keys:
@@ -71,15 +76,6 @@ def client_environment(env: Mapping[str, str]) -> Iterator[None]:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
-
-
-def cli_command() -> Any:
-    """The click command behind `vaultmem`, built once (Typer rebuilds it on every call)."""
-    import typer.main
-
-    from vaultmem.cli.main import app
-
-    return typer.main.get_command(app)
 
 
 def run_cli(command: Any, argv: list[str], env: Mapping[str, str], tty: bool, provider: Provider) -> dict[str, Any]:

@@ -28,6 +28,7 @@ try:
 except ImportError:  # a Python without the C accelerator
     from json.encoder import py_encode_basestring_ascii as _encode_string
 
+from vaultmem.daemon.forwarding import COMMANDS, HELP_FLAGS, ROOT_FLAGS, ROOT_OPTIONS, VAULT_OPTION, passes_env
 from vaultmem.daemon.paths import CONFIG_NAME, connect_path
 
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs this process ~5 ms
@@ -35,11 +36,9 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-# Commands a running watcher answers. Reads, plus `index`: the watcher owns the indexes,
-# so a reconcile asked for from outside must run inside it.
-FORWARDED = frozenset({"search", "get", "query", "reference", "status", "index"})
-# Environment a forwarded command sees: the vaultmem settings and what decides rendering.
-PASSED_ENV = frozenset({"NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES", "TERM", "COLORTERM", "TTY_COMPATIBLE"})
+FORWARDED = frozenset(COMMANDS)  # what is forwarded: forwarding.py
+_ROOT_ASSIGNED = tuple(f"{option}=" for option in ROOT_OPTIONS)  # `--vault=X`
+_VAULT_ASSIGNED = f"{VAULT_OPTION}="
 CONNECT_TIMEOUT_S = 2.0
 STALL_S = 20.0  # > 3 keepalives
 SYNC_TIMEOUT_S = 10.0
@@ -47,7 +46,7 @@ MAX_REPLY_BYTES = 256 * 1024 * 1024
 
 
 def passed_env(environ: Mapping[str, str]) -> dict[str, str]:
-    return {k: v for k, v in environ.items() if k.startswith("VAULTMEM_") or k in PASSED_ENV}
+    return {k: v for k, v in environ.items() if passes_env(k)}
 
 
 def command_of(argv: list[str]) -> str | None:
@@ -55,9 +54,9 @@ def command_of(argv: list[str]) -> str | None:
     i = 0
     while i < len(argv):
         arg = argv[i]
-        if arg in ("--vault", "--ghost"):
+        if arg in ROOT_OPTIONS:
             i += 2
-        elif arg.startswith(("--vault=", "--ghost=")) or arg == "--json":
+        elif arg.startswith(_ROOT_ASSIGNED) or arg in ROOT_FLAGS:
             i += 1
         else:
             return None if arg.startswith("-") else arg
@@ -71,8 +70,8 @@ def forwardable(argv: list[str]) -> str | None:
     for arg in argv:
         if arg == "--":
             break
-        if arg in ("--help", "-h"):
-            return None  # help is the same everywhere; no need to wake the watcher
+        if arg in HELP_FLAGS:
+            return None
     return command
 
 
@@ -84,12 +83,12 @@ def vault_flag(argv: list[str]) -> str | None:
         arg = argv[i]
         if arg == "--":
             break
-        if arg == "--vault" and i + 1 < len(argv):
+        if arg == VAULT_OPTION and i + 1 < len(argv):
             value = argv[i + 1]
             i += 2
             continue
-        if arg.startswith("--vault="):
-            value = arg[len("--vault=") :]
+        if arg.startswith(_VAULT_ASSIGNED):
+            value = arg[len(_VAULT_ASSIGNED) :]
         i += 1
     return value
 

@@ -5,16 +5,14 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from vaultmem.config import STATE_DIR
-from vaultmem.daemon import paths
 from vaultmem.daemon.client import ping
 from vaultmem.errors import IndexBusy, VaultmemError
 from vaultmem.index.lock import IndexLock, pid_alive
+from vaultmem.paths import StatePaths
 
 START_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 30.0
@@ -26,7 +24,7 @@ class WatcherFailed(VaultmemError):
 
 def live_watcher_pid(root: Path) -> int | None:
     """The pid of the watcher holding this vault's index lock, or None."""
-    lock = IndexLock(root / STATE_DIR / "index.lock", "probe", wait_s=0)
+    lock = IndexLock(StatePaths(root).lock, "probe", wait_s=0)
     holder = lock.holder()
     if not holder or holder.get("role") != "watcher":
         return None
@@ -53,21 +51,21 @@ def running(pid: int) -> bool:
 
 def _log_tail(root: Path) -> str:
     try:
-        lines = (root / STATE_DIR / paths.LOG_NAME).read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = StatePaths(root).watcher_log.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return ""
     return next((line for line in reversed(lines) if line.strip()), "")
 
 
-def start_detached(root: Path, rescan_s: float, timeout_s: float = START_TIMEOUT_S) -> dict[str, Any]:
-    """Start a watcher in its own session; return once its socket answers."""
+def start_detached(root: Path, argv: list[str], timeout_s: float = START_TIMEOUT_S) -> dict[str, Any]:
+    """Start a watcher (the process `argv` runs: cli/serve.py) in its own session; return
+    once its socket answers."""
     existing = ping(str(root))
     if existing is not None:
         return {"pid": existing.get("pid"), "socket": existing.get("socket"), "already_running": True}
-    state = root / STATE_DIR
-    state.mkdir(parents=True, exist_ok=True)
-    argv = [sys.executable, "-m", "vaultmem.daemon", "--vault", str(root), "--rescan-interval", str(rescan_s)]
-    with open(state / paths.LOG_NAME, "ab") as log:
+    files = StatePaths(root)
+    files.dir.mkdir(parents=True, exist_ok=True)
+    with open(files.watcher_log, "ab") as log:
         # Its own session: no terminal, no SIGINT from the shell that started it. Output
         # goes to the log, where a crash before logging is set up still leaves a trace.
         proc = subprocess.Popen(
@@ -89,7 +87,7 @@ def start_detached(root: Path, rescan_s: float, timeout_s: float = START_TIMEOUT
             return {"pid": proc.pid, "socket": reply.get("socket"), "already_running": False}
         time.sleep(0.05)
     raise WatcherFailed(
-        f"the watcher (pid {proc.pid}) did not answer within {timeout_s:.0f} s; see {state / paths.LOG_NAME}"
+        f"the watcher (pid {proc.pid}) did not answer within {timeout_s:.0f} s; see {files.watcher_log}"
     )
 
 

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import os
 
-CONFIG_NAME = "vaultmem.toml"  # = vaultmem.config.CONFIG_NAME (tests hold them equal)
-STATE_DIR = ".vaultmem"  # = vaultmem.config.STATE_DIR
-SOCKET_NAME = "watcher.sock"
-STATUS_NAME = "watcher.json"
-PID_NAME = "watcher.pid"
-LOG_NAME = "watcher.log"
+from vaultmem.paths import CONFIG_NAME as CONFIG_NAME  # the names: vaultmem/paths.py
+from vaultmem.paths import STATE_DIR as STATE_DIR
+from vaultmem.paths import WATCHER_SOCKET, WATCHER_STATUS
+
 MAX_SOCKET_BYTES = 107
 
 
@@ -28,7 +26,7 @@ def fits(path: str) -> bool:
 
 def bind_path(root: str) -> str:
     """The socket path a new watcher binds."""
-    path = state_file(root, SOCKET_NAME)
+    path = state_file(root, WATCHER_SOCKET)
     if fits(path):
         return path
     import hashlib
@@ -44,7 +42,7 @@ def read_status(root: str) -> dict[str, object] | None:
     import json  # not at the top: the forwarding client never needs it (~4 ms)
 
     try:
-        with open(state_file(root, STATUS_NAME), encoding="utf-8") as fh:
+        with open(state_file(root, WATCHER_STATUS), encoding="utf-8") as fh:
             data = json.load(fh)
     except (OSError, ValueError):
         return None
@@ -53,7 +51,7 @@ def read_status(root: str) -> dict[str, object] | None:
 
 def connect_path(root: str) -> str | None:
     """The socket a client tries: the default one, or the short path watcher.json records."""
-    path = state_file(root, SOCKET_NAME)
+    path = state_file(root, WATCHER_SOCKET)
     if fits(path):
         return path
     recorded = (read_status(root) or {}).get("socket")

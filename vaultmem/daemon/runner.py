@@ -35,9 +35,9 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from vaultmem.config import CONFIG_NAME, STATE_DIR, VaultConfig, load_config
+from vaultmem.config import CONFIG_NAME, VaultConfig, load_config
 from vaultmem.daemon import paths
-from vaultmem.daemon.bridge import check_cli_request, cli_command, run_cli
+from vaultmem.daemon.bridge import CommandRunner, check_cli_request
 from vaultmem.daemon.client import ping
 from vaultmem.daemon.events import CONFIG, Debounce, make_handler, watched_event_classes
 from vaultmem.daemon.memory import trimmer
@@ -45,7 +45,8 @@ from vaultmem.daemon.server import BadRequest, Pending, RequestServer, error_rep
 from vaultmem.daemon.status import RecentErrors, StatusFile, now_iso
 from vaultmem.errors import IndexBusy, UsageError, VaultmemError
 from vaultmem.index.lock import IndexLock
-from vaultmem.services.app import App
+from vaultmem.paths import StatePaths
+from vaultmem.services.app import App, KeptByWatcher
 from vaultmem.services.indexing import run_index
 
 log = logging.getLogger("vaultmem.watcher")
@@ -100,11 +101,16 @@ def _index_settings(config: VaultConfig) -> tuple[object, ...]:
 
 
 class Watcher:
-    def __init__(self, root: Path, settings: Settings | None = None) -> None:
+    def __init__(
+        self, root: Path, load_commands: Callable[[], CommandRunner], settings: Settings | None = None
+    ) -> None:
+        """`load_commands` builds what runs forwarded command lines (the CLI's own app: the
+        daemon never imports the CLI); called once, while warming up, not before the
+        socket answers."""
         self.root = root.resolve()
         self.settings = settings or Settings()
         self.rescan_s = self.settings.rescan_s
-        self.state_dir = self.root / STATE_DIR
+        self.files = StatePaths(self.root)
         self.env = dict(os.environ)  # requests swap os.environ for a moment; config uses this
         self.socket_path = paths.bind_path(str(self.root))
         self.cond = threading.Condition()  # an RLock inside: the signal handler may re-enter
@@ -122,9 +128,10 @@ class Watcher:
         self.events = "inotify"
         self._app: App | None = None
         self._config_sig: tuple[int, int] | None = None
-        self._command: Any = None
+        self._load_commands = load_commands
+        self._run_command: CommandRunner | None = None
         self._observer: Any = None
-        self.status = StatusFile(self.state_dir / paths.STATUS_NAME, self.snapshot)
+        self.status = StatusFile(self.files.watcher_status, self.snapshot)
         self._trim = trimmer()
 
     @property
@@ -139,8 +146,8 @@ class Watcher:
         other = ping(str(self.root))
         if other is not None:
             raise IndexBusy(f"a watcher already runs for {self.root} (pid {other.get('pid')})", pid=other.get("pid"))
-        self.state_dir.mkdir(parents=True, exist_ok=True)
-        lock = IndexLock(self.state_dir / "index.lock", "watcher", self.settings.lock_wait_s).acquire()
+        self.files.dir.mkdir(parents=True, exist_ok=True)
+        lock = IndexLock(self.files.lock, "watcher", self.settings.lock_wait_s).acquire()
         try:
             self._run_locked()
         finally:
@@ -155,7 +162,7 @@ class Watcher:
     def _run_locked(self) -> None:
         restore_signals = self._install_signals()
         server: RequestServer | None = None
-        pid_file = self.state_dir / paths.PID_NAME
+        pid_file = self.files.watcher_pid
         try:
             pid_file.write_text(f"{os.getpid()}\n", encoding="utf-8")
             self._app = self._open_app()
@@ -195,8 +202,9 @@ class Watcher:
             restore_signals()
 
     def _open_app(self) -> App:
-        app = App.open(self.root, None, env=self.env, notice=self._notice, progress=self._check_stop)
-        app.in_watcher = True
+        app = App.open(
+            self.root, None, env=self.env, notice=self._notice, progress=self._check_stop, freshness=KeptByWatcher()
+        )
         self._config_sig = _config_signature(self.root)
         return app
 
@@ -218,7 +226,7 @@ class Watcher:
     def _check_home(self) -> None:
         """.vaultmem/ is safe to delete; the watcher must then go, not keep writing indexes
         nobody can see while a new writer (which finds no lock and no socket) starts."""
-        gone = not os.path.exists(self.socket_path) or not (self.state_dir / "index.lock").exists()
+        gone = not os.path.exists(self.socket_path) or not self.files.lock.exists()
         if gone and not self.stopping:
             self._error("the socket or the index lock was removed (.vaultmem/ deleted?): stopping")
             self.request_stop()
@@ -255,17 +263,17 @@ class Watcher:
 
     def _warm_up(self) -> None:
         """Load now what the first request would otherwise load while a client waits."""
-        self._command = cli_command()
+        self._run_command = self._load_commands()
         for name in WARM_MODULES:
             with contextlib.suppress(ImportError):
                 importlib.import_module(name)
         app = self.app
-        app.fulltext().warm()
+        app.indexes.fulltext().warm()
         fingerprint = app.db.get_meta("vector_fingerprint")
-        if app.embedding_choice().enabled and fingerprint is not None:
+        if app.indexes.embedding_choice().enabled and fingerprint is not None:
             try:
-                embedder = app.embedder()
-                app.vector_index(fingerprint)
+                embedder = app.indexes.embedder()
+                app.indexes.vector_index(fingerprint)
                 if embedder is not None:
                     embedder.embed(["warm up"])
             except WatcherStopping:
@@ -335,10 +343,10 @@ class Watcher:
             return False
         self.reconciles += 1
         self.next_rescan = time.monotonic() + self.rescan_s
-        counts = {key: report[key] for key in ("added", "updated", "deleted", "moved")}
+        counts = {"added": report.added, "updated": report.updated, "deleted": report.deleted, "moved": report.moved}
         summary = {"at": now_iso(), "reason": reason, **counts, "seconds": round(time.monotonic() - started, 3)}
         self.last_reconcile = summary
-        if report.get("embedded_chunks") or report.get("fulltext_docs", 0) > 100:
+        if report.embedded_chunks or report.fulltext_docs > 100:
             self._trim(True)
         if any(counts.values()) or reason == "start":
             log.info(
@@ -373,7 +381,7 @@ class Watcher:
             self.app.close()
             self._app = self._open_app()
         else:
-            self.app.config = config
+            self.app.indexes.config = config  # views share it
         for warning in config.warnings:
             log.warning("%s: %s", CONFIG_NAME, warning)
         return True
@@ -388,7 +396,8 @@ class Watcher:
         if self._refresh_config() or self.debounce.pending:
             self._reconcile("request")  # an edit saved a moment ago is part of the answer
         try:
-            reply = run_cli(self._command, job.argv, job.env, job.tty, self._provider(job.cwd))
+            assert self._run_command is not None, "loaded by _warm_up, before the loop serves"
+            reply = self._run_command(job.argv, job.env, job.tty, self._provider(job.cwd))
         except Exception as exc:
             # run_cli's VaultmemGroup already turns command errors into exit codes; this is
             # the last guard, so one request can never take the watcher down.
@@ -475,7 +484,7 @@ class Watcher:
             "pid": os.getpid(),
             "vault": str(self.root),
             "socket": self.socket_path,
-            "log": str(self.state_dir / paths.LOG_NAME),
+            "log": str(self.files.watcher_log),
             "started": self.started,
             "state": self.state,
             "events": self.events,
@@ -489,13 +498,14 @@ class Watcher:
         }
 
 
-def configure_logging(state_dir: Path, to_stderr: bool) -> None:
+def configure_logging(vault: Path, to_stderr: bool) -> None:
     """The watcher's log: .vaultmem/watcher.log, and stderr when it runs in the foreground."""
     import sys
 
-    state_dir.mkdir(parents=True, exist_ok=True)
+    files = StatePaths(vault)
+    files.dir.mkdir(parents=True, exist_ok=True)
     formatter = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
-    handler = logging.FileHandler(state_dir / paths.LOG_NAME, encoding="utf-8")
+    handler = logging.FileHandler(files.watcher_log, encoding="utf-8")
     handler.setFormatter(formatter)
     root = logging.getLogger()
     root.addHandler(handler)  # other libraries' warnings and errors land here too

@@ -8,7 +8,6 @@ and `query` run only this stage; `index` and `search` go on to the derived index
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -16,11 +15,12 @@ from pathlib import Path
 from vaultmem.config import VaultConfig
 from vaultmem.index.resolve import LinkSource, NameEntry, Resolver, compute_edges
 from vaultmem.index.statedb import NoteRecord, StateDB
-from vaultmem.models import Problem
+from vaultmem.units import as_unit
 from vaultmem.vault.ids import derived_id
-from vaultmem.vault.layout import FileEntry, classify, symlink_refusal, walk_notes
-from vaultmem.vault.note import CANONICAL_KEYS, ParsedNote, Unreadable, effective_version, parse_note, version_now
+from vaultmem.vault.layout import FileEntry, classify, walk_notes
+from vaultmem.vault.note import CANONICAL_KEYS, ParsedNote, Unreadable, effective_version, version_now
 from vaultmem.vault.schema import check_note
+from vaultmem.vault.store import read_entry
 
 Progress = Callable[[int, int], None]
 
@@ -68,12 +68,6 @@ def pair_moves(
             used.add(old)
             pairs.append((old, new))
     return pairs
-
-
-def _unit(value: object) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value) if 0.0 <= value <= 1.0 else None
 
 
 def prose_fields(fm: Mapping[str, object]) -> str:
@@ -127,9 +121,9 @@ def record_for(parsed: ParsedNote | Unreadable, entry: FileEntry, config: VaultC
         created=_text(fm.get("created")),
         updated=_text(fm.get("updated")),
         expires=_text(fm.get("expires")),
-        trust=_unit(fm.get("trust_score")),
-        confidence=_unit(fm.get("confidence")),
-        importance=_unit(fm.get("importance")),
+        trust=as_unit(fm.get("trust_score")),
+        confidence=as_unit(fm.get("confidence")),
+        importance=as_unit(fm.get("importance")),
         # The file's own version, counting an edited body; catch_up adds what only the
         # previous row knows (an edit of the front matter, repeated edits).
         version=effective_version(parsed.version, parsed.body_edited, None),
@@ -143,28 +137,6 @@ def record_for(parsed: ParsedNote | Unreadable, entry: FileEntry, config: VaultC
             "body_edited": parsed.body_edited,
         },
     )
-
-
-def read_entry(root: Path, entry: FileEntry) -> ParsedNote | Unreadable:
-    """Read and parse one file; symlinks leaving the vault are reported, never followed."""
-    path = root / entry.relpath
-    refusal = symlink_refusal(root, entry.relpath) if entry.symlink else None
-    if refusal is not None:
-        return Unreadable(entry.relpath, Problem(entry.relpath, "error", *refusal))
-    if entry.size < 0:
-        return Unreadable(entry.relpath, Problem(entry.relpath, "error", "unreadable", "broken symlink"))
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(2 * 1024 * 1024 + 1)
-            if len(data) > 2 * 1024 * 1024:
-                size = os.fstat(fh.fileno()).st_size
-                return Unreadable(
-                    entry.relpath,
-                    Problem(entry.relpath, "error", "too_large", f"file is {size} bytes; notes are at most 2 MiB"),
-                )
-    except OSError as exc:
-        return Unreadable(entry.relpath, Problem(entry.relpath, "error", "unreadable", f"cannot read: {exc.strerror}"))
-    return parse_note(entry.relpath, data)
 
 
 # Bump when what a row records changes: every file is then read again once.
@@ -203,7 +175,7 @@ def carry_derived_ids(
     moved_from = {new: old for old, new in moves}
     wanted = [moved_from.get(r.path, r.path) for r in derived]
     previous = db.by_paths(wanted)
-    taken = {row[0] for row in db.conn.execute("SELECT id FROM files WHERE status='note'")}
+    taken = db.note_ids()
     out: list[NoteRecord] = []
     for rec in records:
         if not rec.id_derived:
@@ -281,7 +253,7 @@ def update_edges(db: StateDB, changed: list[NoteRecord], names: Iterable[NameEnt
     the changed notes and of every note with a link that could mean one of `names` (their
     names before and after), instead of every link in the vault (seconds at 10k notes)."""
     affected = names_met_by(names)
-    stale = {src for src, target in db.conn.execute("SELECT src, target FROM edges") if affected(target)}
+    stale = {src for src, target in db.edge_targets() if affected(target)}
     stale -= {r.path for r in changed}
     stale.difference_update(gone)
     others = [r for r in db.by_paths(stale).values() if r.status == "note"]

@@ -11,15 +11,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-CHUNKER_VERSION = "c3"
+from vaultmem.vault.markdown import HEADING_RE, code_lines
+
+CHUNKER_VERSION = "c4"  # c4: fences close as CommonMark says (a `~~~` in a ``` block is code)
 MAX_TOKENS = 256  # the model's window in word pieces
 BUDGET = 200  # estimated tokens per chunk body, leaving room for the title prefix
 MAX_CHUNKS_PER_NOTE = 256  # bounds embedding work on huge notes; BM25 still covers all
 
 _TOKEN_RE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
-_HEADING_RE = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+")
-_FENCE_RE = re.compile(r"^[ \t]{0,3}(```|~~~)")
 
 
 def estimate_tokens(text: str) -> int:
@@ -45,11 +45,8 @@ def _sections(body: str) -> list[tuple[str, str]]:
     """(heading path, section text) in order; code fences never start a section."""
     sections: list[tuple[str, list[str]]] = [("", [])]
     path: list[tuple[int, str]] = []
-    fence = False
-    for line in body.split("\n"):
-        if _FENCE_RE.match(line):
-            fence = not fence
-        m = None if fence else _HEADING_RE.match(line)
+    for line, code in code_lines(body.split("\n")):
+        m = None if code else HEADING_RE.match(line)
         if m:
             level = len(m.group(1))
             path = [(lvl, txt) for lvl, txt in path if lvl < level] + [(level, m.group(2).strip())]

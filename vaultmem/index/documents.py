@@ -68,7 +68,8 @@ def doc_for(rec: NoteRecord, body: str) -> IndexDoc:
 
 @dataclass(frozen=True, slots=True)
 class Filters:
-    """Search filters of SPEC §5, applied inside each retriever before ranking.
+    """Search filters of SPEC §5, applied inside each retriever before ranking (each
+    rule stated once, in index/filter_rules.py).
 
     `readers` carries the access rules: only notes of these access classes exist for the
     query. Missing trust, confidence and importance count as 0.5 (neutral)."""
@@ -85,4 +86,3 @@ class Filters:
     min_confidence: float | None = None
     min_importance: float | None = None
     include_expired: bool = False
-    paths: tuple[str, ...] | None = None  # restrict to these notes (reference search)

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from vaultmem.config import VaultConfig
 from vaultmem.index.catalog import catch_up
@@ -23,40 +21,12 @@ from vaultmem.index.embedder import Embedder
 from vaultmem.index.fulltext import FullTextIndex
 from vaultmem.index.statedb import NoteRecord, StateDB
 from vaultmem.index.vectors import VectorIndex
-from vaultmem.vault.note import ParsedNote, parse_note
+from vaultmem.models import IndexReport
+from vaultmem.vault.note import ParsedNote
+from vaultmem.vault.store import load_note
 
 Progress = Callable[[str, int, int], None]
 EMBED_BATCH_NOTES = 64
-
-
-@dataclass(slots=True)
-class IndexReport:
-    added: int = 0
-    updated: int = 0
-    deleted: int = 0
-    moved: int = 0
-    unchanged: int = 0
-    errors: list[dict[str, str]] = field(default_factory=list)
-    seconds: float = 0.0
-    fulltext_docs: int = 0
-    embedded_notes: int = 0
-    embedded_chunks: int = 0
-    vectors: str = "none"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "added": self.added,
-            "updated": self.updated,
-            "deleted": self.deleted,
-            "moved": self.moved,
-            "unchanged": self.unchanged,
-            "errors": self.errors,
-            "seconds": round(self.seconds, 3),
-            "fulltext_docs": self.fulltext_docs,
-            "embedded_notes": self.embedded_notes,
-            "embedded_chunks": self.embedded_chunks,
-            "vectors": self.vectors,
-        }
 
 
 def load_body(root: Path, rec: NoteRecord, bodies: dict[str, str]) -> str | None:
@@ -64,11 +34,9 @@ def load_body(root: Path, rec: NoteRecord, bodies: dict[str, str]) -> str | None
     if rec.path in bodies:
         return bodies[rec.path]
     try:
-        with open(root / rec.path, "rb") as fh:
-            data = fh.read()
+        parsed = load_note(root / rec.path, rec.path)
     except OSError:
         return None
-    parsed = parse_note(rec.path, data)
     if not isinstance(parsed, ParsedNote) or parsed.content_hash != rec.hash:
         return None
     return parsed.body
@@ -119,14 +87,9 @@ class Indexer:
         indexes hold (created by `get` or `query`, or made anew next to old index files)."""
         self.db.begin()
         if catalog:
-            self.db.conn.execute("DELETE FROM files")
-            self.db.conn.execute("DELETE FROM edges")
-            self.db.conn.execute("DELETE FROM meta WHERE key != 'schema_version'")
+            self.db.clear_catalog()
         else:
-            self.db.conn.execute("UPDATE files SET ft_hash=NULL, vec_hash=NULL")
-            self.db.conn.execute("DELETE FROM files WHERE status='deleted'")
-            # Without a recorded fingerprint the vector stage starts a fresh collection.
-            self.db.conn.execute("DELETE FROM meta WHERE key IN ('vector_fingerprint', 'vector_collection')")
+            self.db.distrust_indexes()
         self.db.commit()
         self._fulltext().clear()
         self.db.set_meta("indexes_cleared", "1")
@@ -206,7 +169,7 @@ class Indexer:
             return 0, 0, "none"
         vectors = self._vectors(fp)
         empty = vectors.count() == 0
-        if stale or (empty and self._has_vectors_recorded()):
+        if stale or (empty and self.db.has_vectors()):
             # Re-embed everything, in a collection of its own, and drop this vault's
             # collections of other fingerprints so vectors never mix.
             vectors.drop_other_fingerprints()
@@ -255,12 +218,7 @@ class Indexer:
         instead of embedding them again: the same content and title embed to the same
         vectors, and embedding is most of a reconcile's time. Only the metadata (path,
         scope, owner, ...) is new. Returns the paths carried."""
-        gone = {
-            h: (path, title)
-            for path, h, title in self.db.conn.execute(
-                "SELECT path, hash, title FROM files WHERE status='deleted' AND vec_hash=hash"
-            )
-        }
+        gone = {h: (path, title) for path, h, title in self.db.embedded_tombstones()}
         carried: list[tuple[str, str]] = []
         for rec in todo:
             old = gone.pop(rec.hash, None)
@@ -274,9 +232,3 @@ class Indexer:
             carried.append((rec.path, rec.hash))
         self.db.mark_indexed("vec_hash", carried)
         return {path for path, _ in carried}
-
-    def _has_vectors_recorded(self) -> bool:
-        row = self.db.conn.execute(
-            "SELECT 1 FROM files WHERE vec_hash IS NOT NULL AND vec_hash != 'gone' LIMIT 1"
-        ).fetchone()
-        return row is not None

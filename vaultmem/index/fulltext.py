@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from vaultmem.index.documents import Filters, IndexDoc
+from vaultmem.index.filter_rules import whoosh_query
+from vaultmem.paths import WHOOSH_SCHEMA
 
 SCHEMA_VERSION = "w9"
 
@@ -74,7 +76,7 @@ class FullTextIndex:
         self._searcher: Any = None
         self._filters: dict[Filters, Any] = {}  # filter → numpy mask over docnums
         self._segments: Any = None  # bm25.SegmentCache, made on first search
-        marker = directory / "VAULTMEM_SCHEMA"
+        marker = directory / WHOOSH_SCHEMA
         if directory.exists() and (not marker.exists() or marker.read_text() != SCHEMA_VERSION):
             shutil.rmtree(directory)  # derived state in an old layout: rebuild
         if directory.exists() and index.exists_in(str(directory)):
@@ -138,7 +140,7 @@ class FullTextIndex:
         shutil.rmtree(self.directory, ignore_errors=True)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.ix = index.create_in(str(self.directory), _schema())
-        (self.directory / "VAULTMEM_SCHEMA").write_text(SCHEMA_VERSION)
+        (self.directory / WHOOSH_SCHEMA).write_text(SCHEMA_VERSION)
 
     def paths(self) -> set[str]:
         with self.ix.searcher() as searcher:
@@ -161,32 +163,6 @@ class FullTextIndex:
         from vaultmem.index.analysis import term_map
 
         return term_map(words)
-
-    def _filter_query(self, f: Filters) -> Any:
-        from whoosh import query as q
-
-        parts: list[Any] = [q.Or([q.Term("reader", r) for r in f.readers])]
-        if f.scopes:
-            parts.append(q.Or([q.Term("scope", s) for s in f.scopes]))
-        if f.types:
-            parts.append(q.Or([q.Term("type", t) for t in f.types]))
-        for tag in f.tags:
-            parts.append(q.Term("tagset", tag.lower()))
-        if f.project:
-            parts.append(q.Term("project", f.project))
-        if f.since is not None or f.until is not None:
-            parts.append(q.NumericRange("created", f.since, f.until))
-        if f.min_trust is not None:
-            parts.append(q.NumericRange("trust", f.min_trust, None))
-        if f.min_confidence is not None:
-            parts.append(q.NumericRange("confidence", f.min_confidence, None))
-        if f.min_importance is not None:
-            parts.append(q.NumericRange("importance", f.min_importance, None))
-        if not f.include_expired:
-            parts.append(q.NumericRange("expires", f.now, None, startexcl=True))
-        if f.paths is not None:
-            parts.append(q.Or([q.Term("path", p) for p in f.paths]) if f.paths else q.NullQuery)
-        return q.And(parts)
 
     def _current_searcher(self) -> Any:
         """One searcher per index generation: reopening a searcher, and recomputing the
@@ -218,7 +194,7 @@ class FullTextIndex:
         if mask is None:
             if len(self._filters) > 64:
                 self._filters.clear()
-            docs = searcher.docs_for_query(self._filter_query(key))
+            docs = searcher.docs_for_query(whoosh_query(key))
             mask = np.zeros(searcher.doc_count_all(), dtype=bool)
             mask[np.fromiter(docs, dtype=np.int64)] = True
             self._filters[key] = mask

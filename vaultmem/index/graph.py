@@ -12,8 +12,6 @@ from typing import Any
 
 from vaultmem.index.statedb import Edge
 
-RELATIONS = ("parents", "links_in", "links_out")
-
 
 class LinkGraph:
     def __init__(self, edges: Iterable[Edge]) -> None:
@@ -75,8 +73,3 @@ class LinkGraph:
                         return out
             frontier = nxt
         return out
-
-    def dangling_targets(self, path: str) -> list[str]:
-        if path not in self.g:
-            return []
-        return sorted(dst[len("dangling:") :] for _, dst in self.g.out_edges(path) if dst.startswith("dangling:"))

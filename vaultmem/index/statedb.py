@@ -5,13 +5,17 @@ Rows are never the truth: deleting the file loses nothing. Each derived index ke
 per-row marker (`ft_hash`, `vec_hash`) of the content it holds, so every index catches up
 on its own and a crash anywhere leaves a state the next run repairs. A deleted file stays
 as a tombstone until every index has dropped it.
+
+All of vaultmem's SQL is here, as named queries; so is the one other SQLite file, the
+embedding cache of `reference search` (EmbeddingCache).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator
+import struct
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -147,6 +151,10 @@ def _from_row(row: Iterable[Any]) -> NoteRecord:
     return NoteRecord(*values)
 
 
+def _lower(value: str | None) -> str | None:
+    return value.lower() if isinstance(value, str) else value
+
+
 @dataclass(frozen=True, slots=True)
 class Edge:
     src: str
@@ -170,6 +178,8 @@ class StateDB:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.created = not path.exists()
         self.conn = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
+        # SQLite's NOCASE and lower() fold ASCII only; "Café" and "CAFÉ" must still collide.
+        self.conn.create_function("vm_lower", 1, _lower, deterministic=True)
         self._records: dict[str, NoteRecord] = {}
         self._records_key: tuple[int, int] | None = None
         self.conn.execute("PRAGMA journal_mode=WAL")
@@ -283,10 +293,10 @@ class StateDB:
         for row in self.conn.execute(f"{_SELECT} WHERE status='note' ORDER BY path"):
             yield _from_row(row)
 
-    def records(self, where: str = "1", params: tuple[Any, ...] = ()) -> list[NoteRecord]:
+    def _select(self, where: str = "1", params: tuple[Any, ...] = ()) -> list[NoteRecord]:
         return [_from_row(r) for r in self.conn.execute(f"{_SELECT} WHERE {where}", params)]
 
-    def light_records(self, where: str = "1", params: tuple[Any, ...] = ()) -> list[NoteRecord]:
+    def _select_light(self, where: str, params: tuple[Any, ...] = ()) -> list[NoteRecord]:
         """Rows without their JSON columns (tags, links, problems, …): a scan over every
         note that needs only access, type and dates skips most of the decoding cost."""
         columns = (
@@ -304,8 +314,46 @@ class StateDB:
             out.append(NoteRecord(**data))
         return out
 
-    def by_id(self, note_id: str) -> list[NoteRecord]:
-        return self.records("status='note' AND id=?", (note_id,))
+    def light_notes(self, titled: bool = False) -> list[NoteRecord]:
+        """Every note (only those with a title, with `titled`) without the JSON columns, by path."""
+        if titled:
+            return self._select_light("status='note' AND title IS NOT NULL AND title != '' ORDER BY path")
+        return self._select_light("status='note' ORDER BY path")
+
+    def by_id(self, note_id: str, any_case: bool = False) -> list[NoteRecord]:
+        """Notes with this id; with `any_case`, in any ASCII letter case (ULIDs are Crockford
+        base32, which is case-insensitive)."""
+        if any_case:
+            return self._select("status='note' AND id = ? COLLATE NOCASE", (note_id,))
+        return self._select("status='note' AND id=?", (note_id,))
+
+    def notes_titled(self, title: str, scope: str | None = None) -> list[NoteRecord]:
+        """Notes (of `scope`, if given) whose title equals `title` in any letter case
+        (Unicode-aware). An ASCII title uses the NOCASE index; only a non-ASCII one scans."""
+        where, params = ("status='note'", ()) if scope is None else ("status='note' AND scope=?", (scope,))
+        if title.isascii():
+            return self._select(f"{where} AND title = ? COLLATE NOCASE", (*params, title))
+        return self._select(f"{where} AND vm_lower(title) = ?", (*params, title.lower()))
+
+    def notes_with_alias_text(self, alias: str) -> list[NoteRecord]:
+        """Notes whose aliases contain `alias` in any letter case: a superset (a longer alias
+        containing it matches too), which the caller narrows to exact aliases."""
+        needle = json.dumps(alias.lower(), ensure_ascii=False)[1:-1]  # as the JSON column spells it
+        return self._select("status='note' AND aliases != '[]' AND vm_lower(aliases) LIKE ?", (f"%{needle}%",))
+
+    def notes_with_body(self, scope: str, note_type: str, body_hash: str) -> list[NoteRecord]:
+        """Notes of this scope and type whose body has this hash (duplicates of a write)."""
+        return self._select(
+            "status='note' AND scope=? AND type=? AND json_extract(extra, '$.body_hash') = ?",
+            (scope, note_type, body_hash),
+        )
+
+    def notes_in_scope(self, scope: str) -> list[NoteRecord]:
+        """The notes of one scope, oldest first (then by path)."""
+        return self._select("status='note' AND scope=? ORDER BY created, path", (scope,))
+
+    def note_ids(self) -> set[str]:
+        return {row[0] for row in self.conn.execute("SELECT id FROM files WHERE status='note'")}
 
     def by_paths(self, paths: Iterable[str]) -> dict[str, NoteRecord]:
         cache = self._record_cache()
@@ -320,12 +368,12 @@ class StateDB:
         for start in range(0, len(wanted), 500):
             chunk = wanted[start : start + 500]
             marks = ", ".join("?" for _ in chunk)
-            for rec in self.records(f"path IN ({marks})", tuple(chunk)):
+            for rec in self._select(f"path IN ({marks})", tuple(chunk)):
                 out[rec.path] = cache[rec.path] = rec
         return out
 
     def problem_rows(self) -> list[NoteRecord]:
-        return self.records("status != 'deleted' AND problems != '[]'")
+        return self._select("status != 'deleted' AND problems != '[]'")
 
     def count_by_scope(self) -> dict[str, int]:
         cur = self.conn.execute("SELECT scope, COUNT(*) FROM files WHERE status='note' GROUP BY scope")
@@ -339,7 +387,7 @@ class StateDB:
         A tombstone is dropped even when the marker says the index never had it: a crash
         between an index commit and the marker update must not leave an orphan behind."""
         assert column in ("ft_hash", "vec_hash")
-        todo = self.records(f"status='note' AND ({column} IS NULL OR {column} != hash)")
+        todo = self._select(f"status='note' AND ({column} IS NULL OR {column} != hash)")
         drop = [
             r[0]
             for r in self.conn.execute(
@@ -370,6 +418,32 @@ class StateDB:
         assert column in ("ft_hash", "vec_hash")
         self.conn.execute(f"UPDATE files SET {column}=NULL")
 
+    def clear_catalog(self) -> None:
+        """Forget every row, edge and meta value but the schema version."""
+        self.conn.execute("DELETE FROM files")
+        self.conn.execute("DELETE FROM edges")
+        self.conn.execute("DELETE FROM meta WHERE key != 'schema_version'")
+
+    def distrust_indexes(self) -> None:
+        """Keep the rows (what the files are, carried ids) but record that no index holds
+        anything, and forget tombstones and the vector identity."""
+        self.conn.execute("UPDATE files SET ft_hash=NULL, vec_hash=NULL")
+        self.conn.execute("DELETE FROM files WHERE status='deleted'")
+        # Without a recorded fingerprint the vector stage starts a fresh collection.
+        self.conn.execute("DELETE FROM meta WHERE key IN ('vector_fingerprint', 'vector_collection')")
+
+    def embedded_tombstones(self) -> list[tuple[str, str, str]]:
+        """(path, hash, title) of deleted notes whose vectors the vector index still holds."""
+        rows = self.conn.execute("SELECT path, hash, title FROM files WHERE status='deleted' AND vec_hash=hash")
+        return [(path, h, title) for path, h, title in rows]
+
+    def has_vectors(self) -> bool:
+        """Whether any row records vectors held by the vector index."""
+        row = self.conn.execute(
+            "SELECT 1 FROM files WHERE vec_hash IS NOT NULL AND vec_hash != 'gone' LIMIT 1"
+        ).fetchone()
+        return row is not None
+
     # --- edges ------------------------------------------------------------------------
 
     def replace_edges(self, edges: Iterable[Edge], sources: Iterable[str] | None = None) -> None:
@@ -382,6 +456,14 @@ class StateDB:
             "INSERT INTO edges (src, dst, kind, target, heading, label) VALUES (?, ?, ?, ?, ?, ?)",
             [(e.src, e.dst, e.kind, e.target, e.heading, e.label) for e in edges],
         )
+
+    def note_paths(self) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT path FROM files WHERE status='note'")]
+
+    def projects(self) -> list[str]:
+        """Projects that have notes."""
+        rows = self.conn.execute("SELECT DISTINCT project FROM files WHERE project IS NOT NULL AND status='note'")
+        return [r[0] for r in rows]
 
     def names(self) -> list[tuple[str, str, str, tuple[str, ...]]]:
         """(path, id, title, aliases) of every note: what link targets resolve against."""
@@ -400,5 +482,41 @@ class StateDB:
             for r in self.conn.execute("SELECT src, dst, kind, target, heading, label FROM edges WHERE dst=?", (path,))
         ]
 
+    def edge_targets(self) -> Iterator[tuple[str, str]]:
+        """(src, target text) of every edge."""
+        return self.conn.execute("SELECT src, target FROM edges")
+
     def all_edges(self) -> list[Edge]:
         return [Edge(*r) for r in self.conn.execute("SELECT src, dst, kind, target, heading, label FROM edges")]
+
+
+class EmbeddingCache:
+    """Chunk embeddings by (fingerprint, text hash) so a topic is embedded once."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.conn = sqlite3.connect(path, timeout=30.0)
+        self.conn.execute(
+            "CREATE TABLE IF NOT EXISTS vec (fp TEXT, key TEXT, dims INTEGER, data BLOB, PRIMARY KEY (fp, key))"
+        )
+
+    def get_many(self, fp: str, keys: Sequence[str]) -> dict[str, list[float]]:
+        out: dict[str, list[float]] = {}
+        for start in range(0, len(keys), 500):
+            batch = list(keys[start : start + 500])
+            marks = ",".join("?" for _ in batch)
+            for key, dims, data in self.conn.execute(
+                f"SELECT key, dims, data FROM vec WHERE fp=? AND key IN ({marks})", (fp, *batch)
+            ):
+                out[key] = list(struct.unpack(f"{dims}f", data))
+        return out
+
+    def put_many(self, fp: str, items: dict[str, list[float]]) -> None:
+        with self.conn:
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO vec VALUES (?, ?, ?, ?)",
+                [(fp, k, len(v), struct.pack(f"{len(v)}f", *v)) for k, v in items.items()],
+            )
+
+    def close(self) -> None:
+        self.conn.close()

@@ -2,7 +2,9 @@
 
 Vectors of different embedding fingerprints never mix: the collection name carries the
 fingerprint, and a new fingerprint means a new, empty collection (the old one is dropped).
-Every chunk carries the note's filter metadata so filters run inside Chroma.
+Filters run in Python on the state db's rows of the nearest chunks' notes (`pick`); every
+chunk also carries its note's filter metadata, for Chroma's `where` when a narrow filter
+leaves too few of them (both from the rules of filter_rules.py).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from urllib.parse import urlparse
 from vaultmem.errors import InvalidInput, VaultmemError
 from vaultmem.index.chunking import Chunk
 from vaultmem.index.documents import Filters, IndexDoc
+from vaultmem.index.filter_rules import chroma_where, predicate
+from vaultmem.paths import CHROMA_DIR
 
 COLLECTION_PREFIX = "vaultmem"
 
@@ -47,7 +51,7 @@ def owner_key(path: str) -> str:
 
 
 def note_metadata(doc: IndexDoc) -> dict[str, Any]:
-    """What every chunk of a note carries for filtering: the fields `passes` and `where_for` read."""
+    """What every chunk of a note carries for filtering: the fields filter_rules tests."""
     meta: dict[str, Any] = {
         "path": doc.path,
         "note_id": doc.id,
@@ -76,35 +80,6 @@ def chunk_metadata(doc: IndexDoc, chunk: Chunk) -> dict[str, Any]:
 NoteLookup = Callable[[set[str]], Mapping[str, Mapping[str, Any]]]
 
 
-def where_for(f: Filters) -> dict[str, Any] | None:
-    """A Chroma `where` clause equivalent to Whoosh's filter query."""
-    parts: list[dict[str, Any]] = []
-    parts.append({"reader": {"$in": list(f.readers)}} if len(f.readers) > 1 else {"reader": f.readers[0]})
-    if f.scopes:
-        parts.append({"scope": {"$in": list(f.scopes)}})
-    if f.types:
-        parts.append({"type": {"$in": list(f.types)}})
-    for tag in f.tags:
-        parts.append({f"tag:{tag.lower()}": True})
-    if f.project:
-        parts.append({"project": f.project})
-    if f.since is not None:
-        parts.append({"created": {"$gte": f.since}})
-    if f.until is not None:
-        parts.append({"created": {"$lte": f.until}})
-    if f.min_trust is not None:
-        parts.append({"trust": {"$gte": f.min_trust}})
-    if f.min_confidence is not None:
-        parts.append({"confidence": {"$gte": f.min_confidence}})
-    if f.min_importance is not None:
-        parts.append({"importance": {"$gte": f.min_importance}})
-    if not f.include_expired:
-        parts.append({"expires": {"$gt": f.now}})
-    if f.paths is not None:
-        parts.append({"path": {"$in": list(f.paths) or ["\x00"]}})
-    return parts[0] if len(parts) == 1 else {"$and": parts}
-
-
 def make_client(mode: str, state_dir: Path, url: str | None) -> Any:
     import chromadb
     from chromadb.config import Settings
@@ -125,7 +100,7 @@ def make_client(mode: str, state_dir: Path, url: str | None) -> Any:
             )
         except Exception as exc:  # chromadb raises bare exceptions for connection failures
             raise VectorStoreError(f"cannot reach Chroma at {url}: {exc}") from None
-    path = state_dir / "chroma"
+    path = state_dir / CHROMA_DIR
     path.mkdir(parents=True, exist_ok=True)
     return chromadb.PersistentClient(path=str(path), settings=settings)
 
@@ -194,14 +169,6 @@ class VectorIndex:
             self._count = int(self.collection.count())
         return self._count
 
-    def paths(self) -> set[str]:
-        out: set[str] = set()
-        total = self.count()
-        for offset in range(0, total, 5000):
-            got = self.collection.get(include=["metadatas"], limit=5000, offset=offset)
-            out.update(str(m["path"]) for m in got["metadatas"] or [])
-        return out
-
     def search(self, vector: list[float], filters: Filters, limit: int, notes: NoteLookup) -> list[DenseHit]:
         """Nearest notes: chunks ranked by distance, a note scored by its best chunk."""
         return self.pick(self.nearest(vector, limit), filters, limit, notes)
@@ -222,7 +189,8 @@ class VectorIndex:
         return Nearest(vector, n, total, list(res["ids"][0]), list(res["distances"][0]))
 
     def pick(self, near: Nearest, filters: Filters, limit: int, notes: NoteLookup) -> list[DenseHit]:
-        """The filtered top `limit` notes of `near` (`passes`: the same rules as `where_for`).
+        """The filtered top `limit` notes of `near` (filter_rules: `predicate` here, the
+        same rules as the `where` of the fallback).
 
         Each chunk's note is looked up in `notes`, which the caller derives from the state
         db: the current truth about a note (access included), even before its vectors catch
@@ -233,17 +201,18 @@ class VectorIndex:
             return []
         split = [(cid.rpartition("-"), d) for cid, d in zip(near.ids, near.distances, strict=False)]
         known = notes({key for (key, _, _), _ in split})
+        passes = predicate(filters)
         rows: list[tuple[Mapping[str, Any], float]] = []
         for (key, _, index), dist in split:
             meta = known.get(key)
-            if meta is not None and passes(meta, filters):
+            if meta is not None and passes(meta):
                 rows.append(({"path": meta["path"], "chunk": int(index)}, dist))
         hits = _best_chunks(rows, limit)
         if len(hits) < limit and near.n < near.total:
             res = self.collection.query(
                 query_embeddings=[near.vector],
                 n_results=near.n,
-                where=where_for(filters),
+                where=chroma_where(filters),
                 include=["metadatas", "distances"],
             )
             hits = _best_chunks(list(zip(res["metadatas"][0], res["distances"][0], strict=False)), limit)
@@ -269,26 +238,3 @@ def _best_chunks(rows: Sequence[tuple[Any, float]], limit: int) -> list[DenseHit
             best[path] = (float(dist), int(meta.get("chunk", 0)))
     ordered = sorted(best.items(), key=lambda kv: (kv[1][0], kv[0]))[:limit]
     return [DenseHit(path, i + 1, dist, chunk) for i, (path, (dist, chunk)) in enumerate(ordered)]
-
-
-def passes(meta: Mapping[str, Any], f: Filters) -> bool:
-    """Whether a chunk's metadata satisfies the filters: `where_for`, evaluated in Python."""
-    if meta.get("reader") not in f.readers:
-        return False
-    if f.scopes and meta.get("scope") not in f.scopes:
-        return False
-    if f.types and meta.get("type") not in f.types:
-        return False
-    if any(meta.get(f"tag:{tag.lower()}") is not True for tag in f.tags):
-        return False
-    if f.project and meta.get("project") != f.project:
-        return False
-    created = meta.get("created", 0)
-    if (f.since is not None and created < f.since) or (f.until is not None and created > f.until):
-        return False
-    for key, floor in (("trust", f.min_trust), ("confidence", f.min_confidence), ("importance", f.min_importance)):
-        if floor is not None and meta.get(key, 0.0) < floor:
-            return False
-    if not f.include_expired and meta.get("expires", 0) <= f.now:
-        return False
-    return f.paths is None or meta.get("path") in f.paths

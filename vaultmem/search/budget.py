@@ -12,7 +12,9 @@ import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
+
+from vaultmem.models import to_json
 
 CHARS_PER_TOKEN = 4
 ESTIMATE = "characters / 4 of the compact JSON of each returned result"
@@ -31,30 +33,32 @@ LADDER: tuple[tuple[int | None, int | None], ...] = (
 
 
 def estimate_tokens(data: Any) -> int:
-    return math.ceil(len(json.dumps(data, ensure_ascii=False, separators=(",", ":"))) / CHARS_PER_TOKEN)
+    """Tokens of a result (or any JSON-ready data) as returned: its compact JSON / 4."""
+    text = json.dumps(to_json(data), ensure_ascii=False, separators=(",", ":"))
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
-class Packed:
-    results: list[dict[str, Any]]
+class Packed(Generic[T]):
+    results: list[T]
     tokens_used: int
     level: int  # index into LADDER that was used
     dropped: int  # results left out
 
 
-Render = Callable[[Any, int | None, int | None], dict[str, Any]]
+def pack(items: Sequence[Any], render: Callable[[Any, int | None, int | None], T], budget: int | None) -> Packed[T]:
+    """Render `items` (in rank order) as results within `budget` tokens.
 
-
-def pack(items: Sequence[Any], render: Render, budget: int | None) -> Packed:
-    """Render `items` (in rank order) as dicts within `budget` tokens.
-
-    `render(item, snippet_chars, neighbour_cap)` returns the result dict at that leanness."""
+    `render(item, snippet_chars, neighbour_cap)` returns the result at that leanness."""
     if budget is None:
         rendered = [render(item, None, None) for item in items]
         return Packed(rendered, sum(estimate_tokens(r) for r in rendered), 0, 0)
-    best: Packed | None = None
+    best: Packed[T] | None = None
     for level, (snippet, cap) in enumerate(LADDER):
-        taken: list[dict[str, Any]] = []
+        taken: list[T] = []
         used = 0
         for item in items:
             result = render(item, snippet, cap)

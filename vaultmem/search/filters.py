@@ -4,6 +4,7 @@ imports this without the hybrid engine."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from datetime import timedelta
 
 from vaultmem.errors import InvalidInput
@@ -23,6 +24,29 @@ SCOPE_ALIASES = {
     "inbox": ("inbox",),
 }
 _DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+NO_TYPE = "\x00none"  # a type no note has: what --type and --memory-type ask for when they share nothing
+
+
+def scopes_for(scope: str | None) -> tuple[str, ...]:
+    """The scopes `--scope` names; () for all of them."""
+    key = (scope or "all").strip().lower()
+    if key not in SCOPE_ALIASES:
+        raise InvalidInput(f"unknown scope {scope!r}; use one of {', '.join(SCOPE_ALIASES)}")
+    return SCOPE_ALIASES[key] or ()
+
+
+def types_for(types: Sequence[str], memory_type: str | None, groups: Mapping[str, Sequence[str]]) -> tuple[str, ...]:
+    """The note types `--type` and `--memory-type` ask for; () for any. `--type` narrows a
+    memory-type group (`groups`: the vault's); alone, the group is the type list."""
+    wanted = [t for t in types if t]
+    if memory_type:
+        group = groups.get(memory_type)
+        if group is None:
+            raise InvalidInput(f"unknown memory type {memory_type!r}; this vault defines: {', '.join(sorted(groups))}")
+        wanted = [t for t in wanted if t in group] if wanted else list(group)
+        if not wanted:
+            return (NO_TYPE,)
+    return tuple(wanted)
 
 
 def parse_date_bound(value: str | None, name: str, end_of_day: bool) -> int | None:

@@ -20,7 +20,7 @@ from vaultmem.index.fulltext import FullTextIndex
 from vaultmem.index.graph import LinkGraph
 from vaultmem.index.statedb import NoteRecord, StateDB
 from vaultmem.index.vectors import DenseHit, Nearest, NoteLookup, VectorIndex
-from vaultmem.models import NoteSummary
+from vaultmem.models import Explain, MemoryResult, Neighbour, NoteSummary, RankPart, SearchResult
 from vaultmem.search.budget import ESTIMATE, pack
 from vaultmem.search.fusion import Scored, apply_trust, rrf
 from vaultmem.search.text import SNIPPET_CHARS, NearDuplicates, best_passage, shorten
@@ -115,174 +115,184 @@ def summary_of(rec: NoteRecord, score: float | None = None, snippet: str | None 
     )
 
 
-def _neighbour(rec: NoteRecord, hops: int) -> dict[str, Any]:
-    return {**summary_of(rec).to_dict(), "hops": hops}
+Relations = dict[str, list[tuple[str, int]]]  # relation -> [(path, hops)]
+RELATIONS = ("parents", "links_in", "links_out")
 
 
-def run_search(parts: Retrievers, query: str, filters: Filters, opts: SearchOptions) -> dict[str, Any]:
-    started = time.perf_counter()
-    warnings: list[str] = []
-    mode = opts.mode
-    depth = max(opts.limit * 5, CANDIDATES_MIN)
-    rankings: dict[str, list[str]] = {}
-    lexical: dict[str, Any] = {}
-    dense: dict[str, DenseHit] = {}
-    terms: list[str] = []
-    nearest: Background[Nearest] | None = None
-    if mode in ("hybrid", "vector") and parts.dense is not None:
-        dense_parts = parts.dense
-        # Embedding the query and Chroma's search release the GIL: they run beside BM25.
-        nearest = Background(lambda: dense_parts.vectors.nearest(dense_parts.embed_query(query), depth))
-    if mode in ("hybrid", "bm25") and parts.fulltext is not None:
-        terms = parts.fulltext.terms(query)
-        hits = parts.fulltext.search(query, filters, depth)
-        lexical = {h.path: h for h in hits}
-        rankings["bm25"] = [h.path for h in hits]
-    analyzer = parts.fulltext.term_map if parts.fulltext else None
-    bodies: dict[str, str | None] = {}
-    lexical_snippets: dict[str, str] = {}
-    twins = NearDuplicates(opts.dedupe_threshold)
+def run_search(parts: Retrievers, query: str, filters: Filters, opts: SearchOptions) -> SearchResult:
+    """Retrieve, fuse, pick distinct results, expand them through the graph, pack them."""
+    return _Search(parts, query, filters, opts).run()
 
-    def body_of(rec: NoteRecord) -> str | None:
-        if rec.path not in bodies:
-            bodies[rec.path] = parts.read_body(rec)
-        return bodies[rec.path]
 
-    if nearest is not None and lexical:
-        # While the dense search runs, do for the best lexical hits what the fusion below
-        # would do if they make the cut (most do): their rows, bodies, near-duplicate
-        # signatures and snippets. Only notes the caller may see: the filters already
-        # held for these hits, and `visible` is checked again.
-        ahead = list(lexical)[: opts.limit]
-        for path, rec in parts.db.by_paths(ahead).items():
-            if rec.status != "note" or not parts.visible(rec):
+class _Search:
+    """One search. The steps share the bodies, rows and snippets each reads once."""
+
+    def __init__(self, parts: Retrievers, query: str, filters: Filters, opts: SearchOptions) -> None:
+        self.parts, self.query, self.filters, self.opts = parts, query, filters, opts
+        self.depth = max(opts.limit * 5, CANDIDATES_MIN)
+        self.rankings: dict[str, list[str]] = {}
+        self.lexical: dict[str, Any] = {}
+        self.dense: dict[str, DenseHit] = {}
+        self.terms: list[str] = []
+        self.analyzer = parts.fulltext.term_map if parts.fulltext else None
+        self.bodies: dict[str, str | None] = {}
+        self.lexical_snippets: dict[str, str] = {}
+        self.twins = NearDuplicates(opts.dedupe_threshold)
+        self.neighbour_records: dict[str, NoteRecord] = {}
+
+    def run(self) -> SearchResult:
+        started = time.perf_counter()
+        self.retrieve()
+        weights = {"bm25": self.opts.bm25_weight, "vector": self.opts.embedding_weight}
+        fused = rrf(self.rankings, weights, self.opts.rrf_k)
+        records = self.parts.db.by_paths(f.key for f in fused)
+        # Belt and braces: the retrievers already filtered by access; a row that changed
+        # since (or anything unexpected) is dropped here rather than shown.
+        fused = [f for f in fused if f.key in records and self._shown(records[f.key])]
+        scored = apply_trust(fused, {k: r.trust for k, r in records.items()}, self.opts.trust_bias)
+        chosen, collapsed = self.choose(scored, records)
+        items = [(cand, self.snippet_for(cand), rel) for cand, rel in zip(chosen, self.expand(chosen), strict=True)]
+        packed = pack(items, self.render, self.opts.budget_tokens)
+        warnings = []
+        if self.opts.budget_tokens is not None and packed.dropped:
+            warnings.append(f"{packed.dropped} results left out to stay within {self.opts.budget_tokens} tokens")
+        return SearchResult(
+            query=self.query,
+            mode=self.opts.mode,
+            results=packed.results,
+            returned=len(packed.results),
+            tokens_used=packed.tokens_used,
+            token_estimate=ESTIMATE,
+            search_time_ms=round((time.perf_counter() - started) * 1000, 1),
+            budget_tokens=self.opts.budget_tokens,
+            collapsed_duplicates=collapsed or None,
+            warnings=warnings,
+        )
+
+    def _shown(self, rec: NoteRecord) -> bool:
+        return rec.status == "note" and self.parts.visible(rec)
+
+    def body_of(self, rec: NoteRecord) -> str | None:
+        if rec.path not in self.bodies:
+            self.bodies[rec.path] = self.parts.read_body(rec)
+        return self.bodies[rec.path]
+
+    def retrieve(self) -> None:
+        """BM25 on this thread, the dense side beside it (embedding the query and Chroma's
+        search release the GIL); meanwhile the best lexical hits are read ahead."""
+        parts, mode, opts = self.parts, self.opts.mode, self.opts
+        nearest: Background[Nearest] | None = None
+        if mode in ("hybrid", "vector") and parts.dense is not None:
+            dense_parts = parts.dense
+            nearest = Background(lambda: dense_parts.vectors.nearest(dense_parts.embed_query(self.query), self.depth))
+        if mode in ("hybrid", "bm25") and parts.fulltext is not None:
+            self.terms = parts.fulltext.terms(self.query)
+            hits = parts.fulltext.search(self.query, self.filters, self.depth)
+            self.lexical = {h.path: h for h in hits}
+            self.rankings["bm25"] = [h.path for h in hits]
+        if nearest is not None and self.lexical:
+            # While the dense search runs, do for the best lexical hits what the fusion
+            # would do if they make the cut (most do): their rows, bodies, near-duplicate
+            # signatures and snippets. Only notes the caller may see.
+            for path, rec in parts.db.by_paths(list(self.lexical)[: opts.limit]).items():
+                body = self.body_of(rec) if self._shown(rec) else None
+                if body is not None:
+                    self.twins.prepare(path, body)
+                    self.lexical_snippets[path] = best_passage(body, self.terms, self.analyzer)
+        if nearest is not None and parts.dense is not None:
+            dhits = parts.dense.vectors.pick(nearest.result(), self.filters, self.depth, parts.dense.notes)
+            self.dense = {h.path: h for h in dhits}
+            self.rankings["vector"] = [h.path for h in dhits]
+
+    def choose(self, scored: list[Scored], records: dict[str, NoteRecord]) -> tuple[list[_Candidate], int]:
+        """Bodies in rank order until `limit` distinct results: a body that nearly repeats a
+        better-ranked one collapses into it. Returns the results and how many collapsed."""
+        chosen: list[_Candidate] = []
+        by_path: dict[str, _Candidate] = {}
+        collapsed = 0
+        for s in scored:
+            if len(chosen) >= self.opts.limit:
+                break
+            rec = records[s.key]
+            body = self.body_of(rec)
+            if body is None:
                 continue
-            body = body_of(rec)
-            if body is not None:
-                twins.prepare(path, body)
-                lexical_snippets[path] = best_passage(body, terms, analyzer)
-    if nearest is not None and parts.dense is not None:
-        dhits = parts.dense.vectors.pick(nearest.result(), filters, depth, parts.dense.notes)
-        dense = {h.path: h for h in dhits}
-        rankings["vector"] = [h.path for h in dhits]
-    weights = {"bm25": opts.bm25_weight, "vector": opts.embedding_weight}
-    fused = rrf(rankings, weights, opts.rrf_k)
-    records = parts.db.by_paths(f.key for f in fused)
-    # Belt and braces: the retrievers already filtered by access; a row that changed since
-    # (or anything unexpected) is dropped here rather than shown.
-    fused = [f for f in fused if f.key in records and records[f.key].status == "note" and parts.visible(records[f.key])]
-    scored = apply_trust(fused, {k: r.trust for k, r in records.items()}, opts.trust_bias)
+            twin = self.twins.first_twin(rec.path, body)
+            if twin is None:
+                cand = _Candidate(rec, s, body, self.lexical.get(s.key), self.dense.get(s.key))
+                chosen.append(cand)
+                by_path[rec.path] = cand
+            else:
+                collapsed += 1
+                by_path[twin].duplicates.append(rec.path)
+        return chosen, collapsed
 
-    # Read bodies in rank order only until `limit` distinct results are found: a body that
-    # nearly repeats a better-ranked one collapses into it.
-    chosen: list[_Candidate] = []
-    by_path: dict[str, _Candidate] = {}
-    dropped: dict[str, str] = {}
-    for s in scored:
-        if len(chosen) >= opts.limit:
-            break
-        rec = records[s.key]
-        body = body_of(rec)
-        if body is None:
-            continue
-        twin = twins.first_twin(rec.path, body)
-        if twin is None:
-            cand = _Candidate(rec, s, body, lexical.get(s.key), dense.get(s.key))
-            chosen.append(cand)
-            by_path[rec.path] = cand
-        else:
-            dropped[rec.path] = twin
-            by_path[twin].duplicates.append(rec.path)
-
-    graph = parts.graph() if chosen and opts.graph_depth > 0 else None
-    neighbour_records: dict[str, NoteRecord] = {}
-
-    def visible_path(path: str) -> bool:
-        rec = neighbour_records.get(path)
+    def _visible_path(self, path: str) -> bool:
+        rec = self.neighbour_records.get(path)
         if rec is None:
-            rec = parts.db.get(path)
+            rec = self.parts.db.get(path)
             if rec is None:
                 return False
-            neighbour_records[path] = rec
-        return rec.status == "note" and parts.visible(rec)
+            self.neighbour_records[path] = rec
+        return self._shown(rec)
 
-    relations = [
-        ("parents", opts.include_parent),
-        ("links_in", opts.include_links_in),
-        ("links_out", opts.include_links_out),
-    ]
-    expanded: list[dict[str, list[tuple[str, int]]]] = []
-    for cand in chosen:
-        rel: dict[str, list[tuple[str, int]]] = {}
-        for name, wanted in relations:
-            if wanted and graph is not None:
-                rel[name] = graph.expand(cand.rec.path, name, opts.graph_depth, visible_path, opts.neighbour_cap)
-            else:
-                rel[name] = []
-        expanded.append(rel)
+    def expand(self, chosen: list[_Candidate]) -> list[Relations]:
+        """Parents, links in and links out of each result, only notes the caller may see."""
+        opts = self.opts
+        graph = self.parts.graph() if chosen and opts.graph_depth > 0 else None
+        wanted = dict(zip(RELATIONS, (opts.include_parent, opts.include_links_in, opts.include_links_out), strict=True))
+        return [
+            {
+                name: graph.expand(cand.rec.path, name, opts.graph_depth, self._visible_path, opts.neighbour_cap)
+                if wanted[name] and graph is not None
+                else []
+                for name in RELATIONS
+            }
+            for cand in chosen
+        ]
 
-    def snippet_for(cand: _Candidate) -> str:
-        if cand.lexical is not None and cand.rec.path in lexical_snippets:
-            return lexical_snippets[cand.rec.path]
+    def snippet_for(self, cand: _Candidate) -> str:
+        if cand.lexical is not None and cand.rec.path in self.lexical_snippets:
+            return self.lexical_snippets[cand.rec.path]
         if cand.lexical is None and cand.dense is not None:
             chunks = note_chunks(cand.body, str((cand.rec.extra or {}).get("prose") or ""))
             if 0 <= cand.dense.chunk < len(chunks):
-                return best_passage(chunks[cand.dense.chunk].text, terms, analyzer)
-        return best_passage(cand.body, terms, analyzer)
+                return best_passage(chunks[cand.dense.chunk].text, self.terms, self.analyzer)
+        return best_passage(cand.body, self.terms, self.analyzer)
 
-    items = [(cand, snippet_for(cand), rel) for cand, rel in zip(chosen, expanded, strict=True)]
-
-    def render(
-        item: tuple[_Candidate, str, dict[str, list[tuple[str, int]]]], snip: int | None, cap: int | None
-    ) -> dict[str, Any]:
+    def render(self, item: tuple[_Candidate, str, Relations], snip: int | None, cap: int | None) -> MemoryResult:
+        """A result at a leanness the budget packer asks for: snippet cut to `snip`
+        characters, at most `cap` neighbours per relation (None: as produced)."""
         cand, snippet, rel = item
         text = snippet if snip is None else shorten(snippet, snip) if snip > 0 else ""
-        result: dict[str, Any] = {
-            "summary": summary_of(cand.rec, round(cand.scored.score, 6), text or None).to_dict(),
-        }
-        for name, _ in relations:
+
+        def near(name: str) -> list[Neighbour]:
             pairs = rel[name] if cap is None else rel[name][:cap]
-            result[name] = [_neighbour(neighbour_records[p], hops) for p, hops in pairs]
-        result["tags"] = list(cand.rec.tags)
-        if cand.duplicates:
-            result["duplicates"] = cand.duplicates
-        if opts.explain:
-            result["explain"] = _explain(cand)
-        return result
+            return [Neighbour(summary_of(self.neighbour_records[p]), hops) for p, hops in pairs]
 
-    packed = pack(items, render, opts.budget_tokens)
-    if opts.budget_tokens is not None and packed.dropped:
-        warnings.append(f"{packed.dropped} results left out to stay within {opts.budget_tokens} tokens")
-    out: dict[str, Any] = {
-        "query": query,
-        "mode": mode,
-        "results": packed.results,
-        "returned": len(packed.results),
-        "tokens_used": packed.tokens_used,
-        "token_estimate": ESTIMATE,
-        "search_time_ms": round((time.perf_counter() - started) * 1000, 1),
-    }
-    if opts.budget_tokens is not None:
-        out["budget_tokens"] = opts.budget_tokens
-    if dropped:
-        out["collapsed_duplicates"] = len(dropped)
-    if warnings:
-        out["warnings"] = warnings
-    return out
+        return MemoryResult(
+            summary=summary_of(cand.rec, round(cand.scored.score, 6), text or None),
+            parents=near("parents"),
+            links_in=near("links_in"),
+            links_out=near("links_out"),
+            tags=list(cand.rec.tags),
+            duplicates=list(cand.duplicates),
+            explain=_explain(cand) if self.opts.explain else None,
+        )
 
 
-def _explain(cand: _Candidate) -> dict[str, Any]:
+def _explain(cand: _Candidate) -> Explain:
     s = cand.scored
     lex = cand.lexical
     dense = cand.dense
-    return {
-        "bm25": {"rank": lex.rank, "score": round(lex.score, 4)} if lex is not None else None,
-        "vector": {"rank": dense.rank, "distance": round(dense.distance, 4)} if dense is not None else None,
-        "rrf": {name: round(value, 6) for name, value in s.contributions.items()},
-        "rrf_total": round(s.rrf, 6),
-        "trust_factor": round(s.trust_factor, 4),
-        "final": round(s.score, 6),
-    }
+    return Explain(
+        bm25=RankPart(lex.rank, score=round(lex.score, 4)) if lex is not None else None,
+        vector=RankPart(dense.rank, distance=round(dense.distance, 4)) if dense is not None else None,
+        rrf={name: round(value, 6) for name, value in s.contributions.items()},
+        rrf_total=round(s.rrf, 6),
+        trust_factor=round(s.trust_factor, 4),
+        final=round(s.score, 6),
+    )
 
 
 __all__ = ["MODES", "SNIPPET_CHARS", "Retrievers", "SearchOptions", "run_search", "summary_of"]

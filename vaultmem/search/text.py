@@ -168,21 +168,3 @@ class NearDuplicates:
                 return other_key
         self._kept.append((key, norm, sig))
         return None
-
-
-def collapse_near_duplicates(
-    ordered: Iterable[tuple[str, str]], threshold: float = 0.85
-) -> tuple[list[str], dict[str, str]]:
-    """Keep the first of every group of near-identical bodies, in the given order.
-
-    `ordered` yields (key, body). Returns (kept keys, dropped key -> the key it repeats)."""
-    seen = NearDuplicates(threshold)
-    kept: list[str] = []
-    dropped: dict[str, str] = {}
-    for key, body in ordered:
-        twin = seen.first_twin(key, body)
-        if twin is None:
-            kept.append(key)
-        else:
-            dropped[key] = twin
-    return kept, dropped

@@ -1,5 +1,12 @@
-"""The one composition root: reads configuration, builds the state db, Whoosh, Chroma and
-the embedder when (and only when) a use case needs them, and hands them out as arguments.
+"""The one composition root: reads configuration and builds, when (and only when) a use
+case needs them, the parts the use cases take:
+
+- `App`: the vault root and config, the acting ghost and its access rules, the hooks the
+  front end passes in (notices, progress, what to do after a write), and how the vault is
+  kept fresh (`Freshness`);
+- `Indexes`: the state db and the derived indexes (Whoosh, Chroma, the embedder, the link
+  graph), each built on first use and typed. One `Indexes` per vault and process: the
+  watcher's per-ghost views share it.
 
 Heavy libraries are imported inside the builders, so a command that never searches never
 imports chromadb or torch.
@@ -11,13 +18,14 @@ import functools
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
 
-from vaultmem.config import STATE_DIR, VaultConfig, find_vault, load_config, validate_ghost_name
+from vaultmem.config import VaultConfig, find_vault, load_config, validate_ghost_name
 from vaultmem.errors import InvalidInput
 from vaultmem.index.statedb import RECORD_CACHE_MAX, NoteRecord, StateDB
+from vaultmem.paths import StatePaths
 from vaultmem.vault.layout import Location, can_read, can_write
 
 if TYPE_CHECKING:
@@ -40,26 +48,239 @@ def _quiet(_: str) -> None:
     pass
 
 
+class Indexes:
+    """The state db and the derived indexes of one vault, each built on first use."""
+
+    def __init__(self, root: Path, config: VaultConfig) -> None:
+        self.root = root
+        self.config = config
+        self.state = StatePaths(root)
+        self._db: StateDB | None = None
+        self._fulltext: FullTextIndex | None = None
+        self._choice: Choice | None = None
+        self._embedder: tuple[Embedder | None] | None = None  # built once, even when None
+        self._chroma: Any = None
+        self._vectors: dict[str, VectorIndex] = {}
+        self._graph: tuple[str, LinkGraph] | None = None
+        self._projects: tuple[str, list[str]] | None = None
+        self._owners: tuple[tuple[int, int], dict[str, str], set[str]] | None = None
+        self._metas: dict[str, tuple[NoteRecord, dict[str, Any]]] = {}
+
+    @property
+    def db(self) -> StateDB:
+        if self._db is None:
+            self._db = StateDB(self.state.db)
+        return self._db
+
+    def fulltext(self) -> FullTextIndex:
+        if self._fulltext is None:
+            from vaultmem.index.fulltext import FullTextIndex
+
+            self._fulltext = FullTextIndex(self.state.whoosh)
+            if self._fulltext.created:
+                self.db.reset_index("ft_hash")  # a new, empty index holds nothing
+        return self._fulltext
+
+    def embedding_choice(self) -> Choice:
+        if self._choice is None:
+            from vaultmem.index.embedder import choose
+
+            self._choice = choose(self.config.embedding_backend, self.config.embedding_model)
+        return self._choice
+
+    def embedder(self) -> Embedder | None:
+        if self._embedder is None:
+            from vaultmem.index.embedder import load
+
+            self._embedder = (load(self.embedding_choice()),)
+        return self._embedder[0]
+
+    def _vector_vault_key(self) -> str:
+        # Embedded: the store lives inside .vaultmem/, so a moved vault keeps its vectors.
+        # http: one server may hold many vaults; the vault's path tells them apart.
+        return "embedded" if self.config.chroma_mode == "embedded" else f"{self.config.chroma_url}|{self.root}"
+
+    def vector_identity(self) -> tuple[str, str, bool] | None:
+        """(fingerprint, collection name, store present) for the configured embedder.
+
+        Loads the model only when its dimensions cannot be known otherwise."""
+        from vaultmem.index.chunking import CHUNKER_VERSION
+        from vaultmem.index.embedder import fingerprint
+        from vaultmem.index.vectors import collection_name
+
+        choice = self.embedding_choice()
+        if not choice.enabled:
+            return None
+        dims = choice.dims
+        if dims is None:
+            embedder = self.embedder()
+            if embedder is None:
+                return None
+            dims = embedder.dims
+        fp = fingerprint(choice.backend, choice.model, dims, CHUNKER_VERSION)
+        present = self.config.chroma_mode != "embedded" or self.state.chroma_store.exists()
+        return fp, collection_name(self._vector_vault_key(), fp), present
+
+    def vector_index(self, fingerprint: str) -> VectorIndex:
+        if fingerprint not in self._vectors:
+            from vaultmem.index.vectors import VectorIndex, make_client
+
+            if self._chroma is None:
+                self._chroma = make_client(self.config.chroma_mode, self.state.dir, self.config.chroma_url)
+            self._vectors[fingerprint] = VectorIndex(self._chroma, self._vector_vault_key(), fingerprint)
+        return self._vectors[fingerprint]
+
+    def _generation(self) -> str:
+        # Every catalog change bumps it (catalog.rebuild_edges).
+        return self.db.get_meta("edges_generation") or "0"
+
+    def link_graph(self) -> LinkGraph:
+        """The NetworkX graph of resolved links, built once per catalog generation."""
+        generation = self._generation()
+        if self._graph is None or self._graph[0] != generation:
+            from vaultmem.index.graph import LinkGraph
+
+            self._graph = (generation, LinkGraph(self.db.all_edges()))
+        return self._graph[1]
+
+    def projects(self) -> list[str]:
+        """Projects that have notes, cached per catalog generation."""
+        generation = self._generation()
+        if self._projects is None or self._projects[0] != generation:
+            self._projects = (generation, self.db.projects())
+        return list(self._projects[1])
+
+    def note_lookup(self) -> NoteLookup:
+        """For dense search: a chunk id's owner key -> the note's filter metadata, read from
+        the state db (see VectorIndex.search). The key -> path map is rebuilt after any
+        change to the db; a record's metadata is kept while the db returns the same record."""
+        from vaultmem.index.documents import doc_for
+        from vaultmem.index.vectors import note_metadata, owner_key
+
+        db = self.db
+        key = db.change_key()
+        if self._owners is None or self._owners[0] != key:
+            paths = set(db.note_paths())
+            if self._owners is None:
+                owners = {owner_key(p): p for p in paths}
+            else:
+                # After a reconcile only the notes that came or went are hashed again
+                # (hashing every path costs ~20 ms at 10k notes).
+                _, owners, before = self._owners
+                for path in before - paths:
+                    owners.pop(owner_key(path), None)
+                for path in paths - before:
+                    owners[owner_key(path)] = path
+            self._owners = (key, owners, paths)
+        owners = self._owners[1]
+        metas = self._metas
+
+        def lookup(keys: set[str]) -> dict[str, dict[str, Any]]:
+            wanted = {k: owners[k] for k in keys if k in owners}
+            records = db.by_paths(wanted.values())
+            out: dict[str, dict[str, Any]] = {}
+            for k, path in wanted.items():
+                rec = records.get(path)
+                if rec is None or rec.status != "note":
+                    continue
+                seen = metas.get(path)
+                if seen is None or seen[0] is not rec:
+                    if len(metas) > RECORD_CACHE_MAX:
+                        metas.clear()
+                    seen = metas[path] = (rec, note_metadata(doc_for(rec, "")))
+                out[k] = seen[1]
+            return out
+
+        return lookup
+
+    def indexer(self, progress: ProgressHook | None) -> Indexer:
+        from vaultmem.index.engine import Indexer
+
+        return Indexer(
+            self.root,
+            self.db,
+            self.config,
+            self.fulltext,
+            self.vector_index,
+            self.embedder,
+            progress,
+            self.vector_identity,
+        )
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+        if self._fulltext is not None:
+            self._fulltext.close()
+            self._fulltext = None
+
+
+class Freshness(Protocol):
+    """How a use case makes sure it reads current state: catch up itself (a CLI process),
+    or trust the watcher, which owns the indexes and reconciles before every request."""
+
+    def catch_up(self, app: App) -> CatalogResult: ...
+
+    def lock(self, app: App, role: str, wait_s: float | None) -> AbstractContextManager[object]: ...
+
+    def refresh(self, app: App) -> None: ...
+
+
+class CatchUp:
+    """A process on its own: it reconciles what changed before it reads, under the lock."""
+
+    def catch_up(self, app: App) -> CatalogResult:
+        """Bring the state db up to date with the files (cheap: a stat walk)."""
+        from vaultmem.index.catalog import catch_up
+
+        progress = None
+        if app.progress is not None:
+            hook = app.progress
+
+            def progress(done: int, total: int) -> None:
+                hook("reading notes", done, total)
+
+        return catch_up(app.root, app.db, app.config, progress)
+
+    def lock(self, app: App, role: str, wait_s: float | None) -> AbstractContextManager[object]:
+        from vaultmem.index.lock import DEFAULT_WAIT_S, IndexLock
+
+        return IndexLock(app.state.lock, role, DEFAULT_WAIT_S if wait_s is None else wait_s)
+
+    def refresh(self, app: App) -> None:
+        from vaultmem.services.indexing import run_index
+
+        run_index(app)
+
+
+class KeptByWatcher:
+    """Inside the watcher: it holds the index lock for its whole life and reconciles pending
+    file events before it serves a request, so a use case neither locks nor catches up."""
+
+    def catch_up(self, app: App) -> CatalogResult:
+        from vaultmem.index.catalog import CatalogResult
+
+        return CatalogResult()
+
+    def lock(self, app: App, role: str, wait_s: float | None) -> AbstractContextManager[object]:
+        return nullcontext()  # a second flock would wait on the watcher's own
+
+    def refresh(self, app: App) -> None:
+        return None
+
+
 @dataclass
 class App:
     root: Path
-    config: VaultConfig
     ghost: str | None
+    indexes: Indexes
     notice: Notice = _quiet
     progress: ProgressHook | None = None
-    # Tests inject a ready embedder (the real model loaded once per session, or a tiny
-    # deterministic one for plumbing tests); None means "build from the config".
-    embedder_override: Embedder | None = None
-    # True for the watcher's App and its per-ghost views. The watcher holds the index lock
-    # for its whole life and reconciles pending file events before it serves a request, so
-    # work done on its behalf neither takes the lock again nor catches up first.
-    in_watcher: bool = False
+    freshness: Freshness = field(default_factory=CatchUp)
     # Set by the CLI when a watcher may be running: services call it (through `wrote`) after
     # writing files, and it waits until the watcher has indexed them. None: nobody to tell.
     after_write: AfterWrite | None = None
-    _db: StateDB | None = field(default=None, repr=False)
-    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
-    _view: bool = field(default=False, repr=False)  # shares another App's db and caches
     _held_writes: list[str] | None = field(default=None, repr=False)
 
     @classmethod
@@ -70,6 +291,7 @@ class App:
         env: Mapping[str, str] | None = None,
         notice: Notice = _quiet,
         progress: ProgressHook | None = None,
+        freshness: Freshness | None = None,
     ) -> App:
         env = os.environ if env is None else env
         root = find_vault(vault, env=env)
@@ -77,7 +299,7 @@ class App:
         for warning in config.warnings:
             notice(f"warning: {warning}")
         ghost = _checked_ghost(config, ghost or env.get("VAULTMEM_GHOST") or None)
-        return cls(root=root, config=config, ghost=ghost, notice=notice, progress=progress)
+        return cls(root, ghost, Indexes(root, config), notice, progress, freshness or CatchUp())
 
     def view(
         self,
@@ -86,22 +308,26 @@ class App:
         notice: Notice = _quiet,
         progress: ProgressHook | None = None,
     ) -> App:
-        """This App acting for `ghost` (checked as `open` checks it): the same state db
-        connection, indexes, graph and embedder, with the caller's own hooks. The watcher
-        serves every request from a view of its one warm App; closing a view closes nothing."""
+        """This App acting for `ghost` (checked as `open` checks it): the same indexes, with
+        the caller's own hooks. The watcher serves every request from a view of its one warm
+        App; views are never closed (the App they view owns the indexes)."""
         env = os.environ if env is None else env
         for warning in self.config.warnings:
             notice(f"warning: {warning}")
         ghost = _checked_ghost(self.config, ghost or env.get("VAULTMEM_GHOST") or None)
-        return replace(
-            self, ghost=ghost, notice=notice, progress=progress, after_write=None, _view=True, _held_writes=None
-        )
-
-    # --- paths --------------------------------------------------------------------------
+        return App(self.root, ghost, self.indexes, notice, progress, self.freshness)
 
     @property
-    def state_dir(self) -> Path:
-        return self.root / STATE_DIR
+    def config(self) -> VaultConfig:
+        return self.indexes.config
+
+    @property
+    def state(self) -> StatePaths:
+        return self.indexes.state
+
+    @property
+    def db(self) -> StateDB:
+        return self.indexes.db
 
     # --- access -------------------------------------------------------------------------
 
@@ -111,36 +337,13 @@ class App:
     def can_write(self, location: Location) -> bool:
         return can_write(location, self.ghost, self.config)
 
-    # --- derived state ------------------------------------------------------------------
-
-    @property
-    def db(self) -> StateDB:
-        if self._db is None:
-            self._db = StateDB(self.state_dir / "state.db")
-        return self._db
+    # --- freshness --------------------------------------------------------------------
 
     def catch_up(self) -> CatalogResult:
-        """Bring the state db up to date with the files (cheap: a stat walk)."""
-        from vaultmem.index.catalog import CatalogResult, catch_up
-
-        if self.in_watcher:
-            return CatalogResult()  # the watcher has reconciled already
-
-        progress = None
-        if self.progress is not None:
-            hook = self.progress
-
-            def progress(done: int, total: int) -> None:
-                hook("reading notes", done, total)
-
-        return catch_up(self.root, self.db, self.config, progress)
+        return self.freshness.catch_up(self)
 
     def lock(self, role: str = "index", wait_s: float | None = None) -> AbstractContextManager[object]:
-        from vaultmem.index.lock import DEFAULT_WAIT_S, IndexLock
-
-        if self.in_watcher:
-            return nullcontext()  # the watcher holds the lock already (a second flock would wait on it)
-        return IndexLock(self.state_dir / "index.lock", role, DEFAULT_WAIT_S if wait_s is None else wait_s)
+        return self.freshness.lock(self, role, wait_s)
 
     # --- after writes -------------------------------------------------------------------
 
@@ -167,168 +370,8 @@ class App:
             if held:
                 self.wrote(held)
 
-    def fulltext(self) -> FullTextIndex:
-        if "fulltext" not in self._cache:
-            from vaultmem.index.fulltext import FullTextIndex
-
-            ft = FullTextIndex(self.state_dir / "whoosh")
-            if ft.created:
-                self.db.reset_index("ft_hash")  # a new, empty index holds nothing
-            self._cache["fulltext"] = ft
-            self._cache.setdefault("_closers", []).append(ft.close)
-        return self._cache["fulltext"]
-
-    def embedding_choice(self) -> Choice:
-        if "choice" not in self._cache:
-            from vaultmem.index.embedder import Choice, choose
-
-            if self.embedder_override is not None:
-                e = self.embedder_override
-                self._cache["choice"] = Choice(e.backend, e.model, reason="injected", dims=e.dims)
-            else:
-                self._cache["choice"] = choose(self.config.embedding_backend, self.config.embedding_model)
-        return self._cache["choice"]
-
-    def embedder(self) -> Embedder | None:
-        if self.embedder_override is not None:
-            return self.embedder_override
-        if "embedder" not in self._cache:
-            from vaultmem.index.embedder import load
-
-            self._cache["embedder"] = load(self.embedding_choice())
-        return self._cache["embedder"]
-
-    @property
-    def chroma_mode(self) -> str:
-        return self.config.chroma_mode
-
-    def _vector_vault_key(self) -> str:
-        # Embedded: the store lives inside .vaultmem/, so a moved vault keeps its vectors.
-        # http: one server may hold many vaults; the vault's path tells them apart.
-        return "embedded" if self.config.chroma_mode == "embedded" else f"{self.config.chroma_url}|{self.root}"
-
-    def vector_identity(self) -> tuple[str, str, bool] | None:
-        """(fingerprint, collection name, store present) for the configured embedder.
-
-        Loads the model only when its dimensions cannot be known otherwise."""
-        from vaultmem.index.chunking import CHUNKER_VERSION
-        from vaultmem.index.embedder import fingerprint
-        from vaultmem.index.vectors import collection_name
-
-        choice = self.embedding_choice()
-        if not choice.enabled:
-            return None
-        dims = choice.dims
-        if dims is None:
-            embedder = self.embedder()
-            if embedder is None:
-                return None
-            dims = embedder.dims
-        fp = fingerprint(choice.backend, choice.model, dims, CHUNKER_VERSION)
-        present = self.config.chroma_mode != "embedded" or (self.state_dir / "chroma" / "chroma.sqlite3").exists()
-        return fp, collection_name(self._vector_vault_key(), fp), present
-
-    def vector_index(self, fingerprint: str) -> VectorIndex:
-        key = f"vectors:{fingerprint}"
-        if key not in self._cache:
-            from vaultmem.index.vectors import VectorIndex, make_client
-
-            if "chroma" not in self._cache:
-                self._cache["chroma"] = make_client(self.config.chroma_mode, self.state_dir, self.config.chroma_url)
-            self._cache[key] = VectorIndex(self._cache["chroma"], self._vector_vault_key(), fingerprint)
-        return self._cache[key]
-
-    def link_graph(self) -> LinkGraph:
-        """The NetworkX graph of resolved links, built once per reconcile generation."""
-        generation = self.db.get_meta("edges_generation") or "0"
-        cached = self._cache.get("graph")
-        if cached is None or cached[0] != generation:
-            from vaultmem.index.graph import LinkGraph
-
-            cached = (generation, LinkGraph(self.db.all_edges()))
-            self._cache["graph"] = cached
-        return cached[1]
-
-    def note_lookup(self) -> NoteLookup:
-        """For dense search: a chunk id's owner key -> the note's filter metadata, read from
-        the state db (see VectorIndex.search). The key -> path map is rebuilt after any
-        change to the db; a record's metadata is kept while the db returns the same record."""
-        from vaultmem.index.documents import doc_for
-        from vaultmem.index.vectors import note_metadata, owner_key
-
-        db = self.db
-        key = db.change_key()
-        cached = self._cache.get("note_owners")
-        if cached is None or cached[0] != key:
-            paths = {r[0] for r in db.conn.execute("SELECT path FROM files WHERE status='note'")}
-            if cached is None:
-                owners = {owner_key(p): p for p in paths}
-            else:
-                # After a reconcile only the notes that came or went are hashed again
-                # (hashing every path costs ~20 ms at 10k notes).
-                _, owners, before = cached
-                for path in before - paths:
-                    owners.pop(owner_key(path), None)
-                for path in paths - before:
-                    owners[owner_key(path)] = path
-            cached = (key, owners, paths)
-            self._cache["note_owners"] = cached
-        owners = cached[1]
-        metas: dict[str, tuple[NoteRecord, dict[str, Any]]] = self._cache.setdefault("note_metas", {})
-
-        def lookup(keys: set[str]) -> dict[str, dict[str, Any]]:
-            wanted = {k: owners[k] for k in keys if k in owners}
-            records = db.by_paths(wanted.values())
-            out: dict[str, dict[str, Any]] = {}
-            for k, path in wanted.items():
-                rec = records.get(path)
-                if rec is None or rec.status != "note":
-                    continue
-                seen = metas.get(path)
-                if seen is None or seen[0] is not rec:
-                    if len(metas) > RECORD_CACHE_MAX:
-                        metas.clear()
-                    seen = metas[path] = (rec, note_metadata(doc_for(rec, "")))
-                out[k] = seen[1]
-            return out
-
-        return lookup
-
-    def projects(self) -> list[str]:
-        """Projects that have notes, cached per catalog generation (every catalog change
-        bumps `edges_generation`)."""
-        generation = self.db.get_meta("edges_generation") or "0"
-        cached = self._cache.get("projects")
-        if cached is None or cached[0] != generation:
-            rows = self.db.conn.execute(
-                "SELECT DISTINCT project FROM files WHERE project IS NOT NULL AND status='note'"
-            )
-            cached = (generation, [r[0] for r in rows])
-            self._cache["projects"] = cached
-        return list(cached[1])
-
-    def indexer(self) -> Indexer:
-        from vaultmem.index.engine import Indexer
-
-        return Indexer(
-            self.root,
-            self.db,
-            self.config,
-            self.fulltext,
-            self.vector_index,
-            self.embedder,
-            self.progress,
-            self.vector_identity,
-        )
-
     def close(self) -> None:
-        if self._view:
-            return  # the App it views owns the connection and caches
-        if self._db is not None:
-            self._db.close()
-            self._db = None
-        for closer in self._cache.pop("_closers", []):
-            closer()
+        self.indexes.close()
 
 
 P = ParamSpec("P")

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
-from typing import Any
 
 from vaultmem.clock import iso
 from vaultmem.clock import now as utc_now
 from vaultmem.errors import InvalidInput, NotFound
+from vaultmem.index.statedb import NoteRecord
+from vaultmem.models import CaptureResult, InboxEntry, InboxList, PromoteResult
 from vaultmem.services.app import App, batched_writes
 from vaultmem.services.lookup import find_note, location_of
 from vaultmem.services.notes import NewNote, check_expected, create_note, version_of
@@ -33,7 +34,7 @@ def capture_title(text: str, limit: int = 80) -> str:
 
 def capture(
     app: App, text: str, scope: str = "private", tags: Sequence[str] = (), source: str | None = None
-) -> dict[str, Any]:
+) -> CaptureResult:
     if scope not in ("private", "shared"):
         raise InvalidInput(f"capture scope must be private or shared, not {scope!r}")
     if scope == "private" and app.ghost is None:
@@ -58,25 +59,17 @@ def capture(
         ),
         caught_up=True,
     )
-    return {"id": result.id, "path": result.path}
+    return CaptureResult(result.id, result.path)
 
 
-def _capture_entry(rec: Any, parsed: ParsedNote | None) -> dict[str, Any]:
+def _capture_entry(rec: NoteRecord, parsed: ParsedNote | None) -> InboxEntry:
     excerpt = " ".join(parsed.body.split())[:200] if parsed else ""
-    return {
-        "id": rec.id,
-        "title": rec.title,
-        "path": rec.path,
-        "owner": rec.owner,
-        "created": rec.created,
-        "tags": list(rec.tags),
-        "excerpt": excerpt,
-    }
+    return InboxEntry(rec.id, rec.title, rec.path, rec.owner, rec.created, list(rec.tags), excerpt)
 
 
-def list_inbox(app: App) -> dict[str, Any]:
+def list_inbox(app: App) -> InboxList:
     app.catch_up()
-    rows = app.db.records("status='note' AND scope='inbox' ORDER BY created, path")
+    rows = app.db.notes_in_scope("inbox")
     out = []
     for rec in rows:
         if not app.can_read(location_of(rec)):
@@ -87,7 +80,7 @@ def list_inbox(app: App) -> dict[str, Any]:
         except NotFound:
             continue
         out.append(_capture_entry(rec, parsed if isinstance(parsed, ParsedNote) else None))
-    return {"captures": out, "count": len(out)}
+    return InboxList(out, len(out))
 
 
 @batched_writes
@@ -100,7 +93,7 @@ def promote(
     project: str | None = None,
     parent: str | None = None,
     expect_version: int | None = None,
-) -> dict[str, Any]:
+) -> PromoteResult:
     app.catch_up()
     rec = find_note(app.db, ref, app.can_write)
     if rec.scope != "inbox":
@@ -133,9 +126,4 @@ def promote(
     # curate, never a lost edit).
     trashed = store.trash_file(app.root, rec.path, stamp)
     app.wrote([rec.path])
-    return {
-        "id": result.id,
-        "path": result.path,
-        "version": result.version,
-        "capture": {"id": rec.id or parsed.id, "trashed_to": trashed},
-    }
+    return PromoteResult(result.id, result.path, result.version, {"id": rec.id or parsed.id, "trashed_to": trashed})

@@ -8,15 +8,17 @@ from typing import Any
 from vaultmem import clock
 from vaultmem.index.catalog import diff_stats
 from vaultmem.index.engine import error_list
+from vaultmem.models import IndexReport, StatusReport
+from vaultmem.paths import StatePaths
 from vaultmem.services.app import App
 from vaultmem.vault.layout import walk_notes
 
 
-def run_index(app: App, full: bool = False) -> dict[str, Any]:
+def run_index(app: App, full: bool = False) -> IndexReport:
     """Reconcile once under the writer lock (exit 6 if another writer keeps it)."""
     with app.lock("index"):
-        report = app.indexer().run(full=full, with_vectors=app.embedding_choice().enabled)
-    return report.to_dict()
+        report = app.indexes.indexer(app.progress).run(full=full, with_vectors=app.indexes.embedding_choice().enabled)
+    return report
 
 
 # A watcher rewrites its status file every few seconds; one silent for longer is gone
@@ -29,7 +31,7 @@ def watcher_info(app: App) -> dict[str, Any]:
     from vaultmem.index.lock import pid_alive
     from vaultmem.vault.dates import parse_iso
 
-    path = app.state_dir / "watcher.json"
+    path = StatePaths(app.root).watcher_status
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -48,21 +50,21 @@ def watcher_info(app: App) -> dict[str, Any]:
     return info
 
 
-def status(app: App) -> dict[str, Any]:
+def status(app: App) -> StatusReport:
     """Read-only: what the indexes hold against what the files are. Paths, never contents."""
     db = app.db
     diff = diff_stats(walk_notes(app.root), db.stats())
     changed_files = len(diff.changed) + len(diff.deleted)
-    choice = app.embedding_choice()
+    choice = app.indexes.embedding_choice()
     ft_pending = db.pending_count("ft_hash")
     from vaultmem.index.fulltext import SCHEMA_VERSION
 
-    marker = app.state_dir / "whoosh" / "VAULTMEM_SCHEMA"
+    marker = StatePaths(app.root).whoosh_schema
     if not marker.exists() or marker.read_text() != SCHEMA_VERSION:
         ft_pending = sum(db.count_by_scope().values())  # the lexical index must be rebuilt
     vec_pending = db.pending_count("vec_hash") if choice.enabled else 0
     if choice.enabled and choice.dims is not None:
-        identity = app.vector_identity()
+        identity = app.indexes.vector_identity()
         if identity is not None and (
             db.get_meta("vector_fingerprint") != identity[0]
             or db.get_meta("vector_collection") != identity[1]
@@ -72,10 +74,10 @@ def status(app: App) -> dict[str, Any]:
     stored_fp = db.get_meta("vector_fingerprint")
     by_scope = db.count_by_scope()
     pending = changed_files + ft_pending + vec_pending
-    return {
-        "vault": str(app.root),
-        "notes": {"total": sum(by_scope.values()), "by_scope": by_scope},
-        "index": {
+    return StatusReport(
+        vault=str(app.root),
+        notes={"total": sum(by_scope.values()), "by_scope": by_scope},
+        index={
             "fresh": pending == 0 and db.get_meta("indexes_cleared") == "1",
             "pending": pending,
             "pending_detail": {"files": changed_files, "lexical": ft_pending, "vectors": vec_pending},
@@ -89,5 +91,5 @@ def status(app: App) -> dict[str, Any]:
             },
             "chroma": {"mode": app.config.chroma_mode, "url": app.config.chroma_url},
         },
-        "watcher": watcher_info(app),
-    }
+        watcher=watcher_info(app),
+    )

@@ -7,12 +7,10 @@ clone). Prints paths and problems, never note contents.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
 
 from vaultmem.errors import Conflict
-from vaultmem.index.catalog import read_entry
 from vaultmem.index.resolve import LinkSource, NameEntry, Resolver, compute_edges
-from vaultmem.models import Problem
+from vaultmem.models import LintReport, Problem
 from vaultmem.services.app import App
 from vaultmem.vault import store
 from vaultmem.vault.ids import new_ulid
@@ -24,11 +22,11 @@ from vaultmem.vault.writer import edit_note_text
 _SEVERITY_ORDER = {"error": 0, "warning": 1}
 
 
-def lint_vault(app: App, fix: bool = False) -> dict[str, Any]:
+def lint_vault(app: App, fix: bool = False) -> LintReport:
     problems: list[Problem] = []
     notes: list[ParsedNote] = []
     for entry in walk_notes(app.root):
-        parsed = read_entry(app.root, entry)
+        parsed = store.read_entry(app.root, entry)
         if isinstance(parsed, Unreadable):
             problems.append(parsed.problem)
             continue
@@ -45,15 +43,7 @@ def lint_vault(app: App, fix: bool = False) -> dict[str, Any]:
     problems.sort(key=lambda p: (p.path, _SEVERITY_ORDER.get(p.severity, 2), p.code))
     errors = sum(1 for p in problems if p.severity == "error")
     warnings = sum(1 for p in problems if p.severity == "warning")
-    out: dict[str, Any] = {
-        "problems": [p.to_dict() for p in problems],
-        "errors": errors,
-        "warnings": warnings,
-        "checked": len(notes),
-    }
-    if fix:
-        out["fixed"] = fixed
-    return out
+    return LintReport(problems, errors, warnings, len(notes), fixed if fix else None)
 
 
 def _cross_checks(notes: list[ParsedNote], new_ids: dict[str, str]) -> list[Problem]:

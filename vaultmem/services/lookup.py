@@ -6,9 +6,7 @@ visible one ambiguous: asking for it is answered exactly like asking for nothing
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from typing import Any
 
 from vaultmem.errors import Ambiguous, NotFound
 from vaultmem.index.statedb import NoteRecord, StateDB
@@ -44,7 +42,7 @@ def suggest(db: StateDB, ref: str, visible: Visible, n: int = 3) -> list[NoteRec
     if not wanted:
         return []
     by_title: dict[str, NoteRecord] = {}
-    for rec in db.light_records("status='note' AND title IS NOT NULL AND title != '' ORDER BY path"):
+    for rec in db.light_notes(titled=True):
         key = (rec.title or "").lower()
         if key and key not in by_title and visible(location_of(rec)):
             by_title[key] = rec
@@ -59,27 +57,6 @@ def _one(ref: str, matches: list[NoteRecord]) -> NoteRecord:
     raise Ambiguous(f"{ref!r} matches {len(matches)} notes: {listing}", candidates=candidates)
 
 
-def _lower(value: str | None) -> str | None:
-    return value.lower() if isinstance(value, str) else value
-
-
-def _with_lower(db: StateDB) -> StateDB:
-    # SQLite's NOCASE and lower() fold ASCII only; "Café" and "CAFÉ" must still collide.
-    db.conn.create_function("vm_lower", 1, _lower, deterministic=True)
-    return db
-
-
-def records_titled(
-    db: StateDB, title: str, where: str = "status='note'", params: tuple[Any, ...] = ()
-) -> list[NoteRecord]:
-    """Rows matching `where` whose title equals `title` in any letter case (Unicode-aware).
-
-    An ASCII title uses the NOCASE index; only a non-ASCII one pays for a scan."""
-    if title.isascii():
-        return db.records(f"{where} AND title = ? COLLATE NOCASE", (*params, title))
-    return _with_lower(db).records(f"{where} AND vm_lower(title) = ?", (*params, title.lower()))
-
-
 def find_note(db: StateDB, ref: str, visible: Visible) -> NoteRecord:
     ref = ref.strip()
     if not ref:
@@ -89,7 +66,7 @@ def find_note(db: StateDB, ref: str, visible: Visible) -> NoteRecord:
         return [r for r in rows if r.status == "note" and visible(location_of(r))]
 
     # ULIDs are Crockford base32, which is case-insensitive: an exact hit first, then any case.
-    by_id = seen(db.by_id(ref)) or seen(db.records("status='note' AND id = ? COLLATE NOCASE", (ref,)))
+    by_id = seen(db.by_id(ref)) or seen(db.by_id(ref, any_case=True))
     if by_id:
         return _one(ref, by_id)
     path = ref[2:] if ref.startswith("./") else ref
@@ -97,13 +74,11 @@ def find_note(db: StateDB, ref: str, visible: Visible) -> NoteRecord:
     by_path = seen([r for p in candidates if (r := db.get(p)) is not None])
     if by_path:
         return by_path[0]
-    by_title = seen(records_titled(db, ref))
+    by_title = seen(db.notes_titled(ref))
     if by_title:
         return _one(ref, by_title)
     low = ref.lower()
-    needle = json.dumps(low, ensure_ascii=False)[1:-1]
-    rough = _with_lower(db).records("status='note' AND aliases != '[]' AND vm_lower(aliases) LIKE ?", (f"%{needle}%",))
-    by_alias = seen([r for r in rough if any(a.lower() == low for a in r.aliases)])
+    by_alias = seen([r for r in db.notes_with_alias_text(ref) if any(a.lower() == low for a in r.aliases)])
     if by_alias:
         return _one(ref, by_alias)
     raise not_found(ref, suggest(db, ref, visible))

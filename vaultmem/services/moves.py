@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from vaultmem.errors import Conflict, InvalidInput, NotFound
 from vaultmem.index.resolve import NameEntry, Resolver
 from vaultmem.index.statedb import NoteRecord
+from vaultmem.models import Move, MoveReport
 from vaultmem.services.app import App
 from vaultmem.services.lookup import find_note, location_of
 from vaultmem.services.notes import record_written, version_of
@@ -25,23 +25,6 @@ from vaultmem.vault.frontmatter import split_document
 from vaultmem.vault.layout import classify, is_note_path
 from vaultmem.vault.note import ParsedNote, parse_note
 from vaultmem.vault.relink import link_spans, markdown_target, replace_spans, wiki_target
-
-
-@dataclass(slots=True)
-class MoveReport:
-    moves: list[dict[str, Any]] = field(default_factory=list)  # {id, from, to}
-    links_updated: list[str] = field(default_factory=list)  # notes whose links were rewritten
-    skipped: list[dict[str, str]] = field(default_factory=list)  # {path, reason}
-    dry_run: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "moves": self.moves,
-            "links_updated": self.links_updated,
-            "skipped": self.skipped,
-            "dry_run": self.dry_run,
-        }
-
 
 # --- which links change -----------------------------------------------------------------------
 
@@ -138,9 +121,8 @@ def apply_moves(app: App, moves: Mapping[str, str], *, dry_run: bool, operator: 
 
     Files move first (a move of unchanged content keeps ids, versions and vectors); then the
     notes whose links changed are rewritten in place, each only if unchanged since read."""
-    report = MoveReport(dry_run=dry_run)
     if not moves:
-        return report
+        return MoveReport([], [], [], dry_run)
     relinker = Relinker.build(app.db.names(), moves)
     edits: dict[str, tuple[str, str]] = {}
     for source in _linking_sources(app, moves):
@@ -148,12 +130,14 @@ def apply_moves(app: App, moves: Mapping[str, str], *, dry_run: bool, operator: 
         if changed is not None:
             edits[source] = changed
     rows = app.db.by_paths(moves)
-    for old, new in moves.items():
-        rec = rows.get(old)
-        report.moves.append({"id": rec.id if rec else None, "from": old, "to": new})
     visible = app.db.by_paths(edits)
-    report.links_updated = sorted(
-        moves.get(p, p) for p in edits if operator or (p in visible and app.can_read(location_of(visible[p])))
+    report = MoveReport(
+        moves=[Move(rows[old].id if old in rows else None, old, new) for old, new in moves.items()],
+        links_updated=sorted(
+            moves.get(p, p) for p in edits if operator or (p in visible and app.can_read(location_of(visible[p])))
+        ),
+        skipped=[],
+        dry_run=dry_run,
     )
     if dry_run:
         return report

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -15,9 +15,21 @@ from vaultmem.config import validate_ghost_name
 from vaultmem.errors import Conflict, InvalidInput, NotFound
 from vaultmem.index.resolve import NameEntry, Resolver
 from vaultmem.index.statedb import NoteRecord
-from vaultmem.models import WriteResult
+from vaultmem.models import (
+    CommentResult,
+    Dangling,
+    DeleteResult,
+    LinkedNote,
+    LinkIn,
+    LinkOut,
+    Links,
+    NoteDocument,
+    ValidateResult,
+    WriteResult,
+)
 from vaultmem.services.app import App
-from vaultmem.services.lookup import find_note, location_of, not_found, records_titled
+from vaultmem.services.lookup import find_note, location_of, not_found
+from vaultmem.units import as_unit
 from vaultmem.vault import store
 from vaultmem.vault.frontmatter import FrontMatterError, load_yaml
 from vaultmem.vault.ids import new_ulid
@@ -58,9 +70,10 @@ def check_title(title: str) -> str:
 def check_unit(name: str, value: float | None) -> float | None:
     if value is None:
         return None
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0.0 <= float(value) <= 1.0:
+    unit = as_unit(value)
+    if unit is None:
         raise InvalidInput(f"{name} must be a number in [0, 1], not {value!r}")
-    return float(value)
+    return unit
 
 
 def check_tags(tags: Sequence[str]) -> list[str]:
@@ -127,7 +140,7 @@ def ensure_unique_title(app: App, title: str, scope: str, exclude_path: str | No
     """Titles are unique, case-insensitively, among shared notes (SPEC §2)."""
     if scope != "shared":
         return
-    rows = records_titled(app.db, title, "status='note' AND scope='shared'")
+    rows = app.db.notes_titled(title, scope="shared")
     clash = [r for r in rows if r.path != exclude_path]
     if clash:
         raise Conflict(
@@ -414,7 +427,7 @@ def update_note(app: App, ref: str, patch: NotePatch, expect_version: int | None
 
 def validate_note(
     app: App, ref: str, by: str, trust: float | None, expect_version: int | None = None
-) -> dict[str, Any]:
+) -> ValidateResult:
     if "/" not in by or not all(part.strip() for part in by.split("/", 1)):
         raise InvalidInput(f"--by must be GHOST/MODEL, e.g. alice/gpt-x; got {by!r}")
     validate_ghost_name(by.split("/", 1)[0])
@@ -428,17 +441,10 @@ def validate_note(
         return changes, None
 
     result, fm = mutate(app, ref, mutation, expect_version=expect_version)
-    trust_now = fm.get("trust_score")
-    return {
-        "id": result.id,
-        "version": result.version,
-        "last_validated_at": stamp,
-        "trust_score": trust_now,
-        "path": result.path,
-    }
+    return ValidateResult(result.id, result.version, stamp, fm.get("trust_score"), result.path)
 
 
-def comment_note(app: App, ref: str, text: str, model: str | None, expect_version: int | None = None) -> dict[str, Any]:
+def comment_note(app: App, ref: str, text: str, model: str | None, expect_version: int | None = None) -> CommentResult:
     if not text.strip():
         raise InvalidInput("comment text must not be empty")
     stamp = iso(utc_now())
@@ -451,10 +457,10 @@ def comment_note(app: App, ref: str, text: str, model: str | None, expect_versio
         return {"comments": comments, "updated": stamp}, None
 
     result, fm = mutate(app, ref, mutation, expect_version=expect_version)
-    return {"id": result.id, "version": result.version, "comments": fm.get("comments", []), "path": result.path}
+    return CommentResult(result.id, result.version, fm.get("comments", []), result.path)
 
 
-def delete_note(app: App, ref: str, expect_version: int | None = None) -> dict[str, Any]:
+def delete_note(app: App, ref: str, expect_version: int | None = None) -> DeleteResult:
     app.catch_up()
     rec = find_note(app.db, ref, app.can_write)
     expected = None
@@ -466,24 +472,62 @@ def delete_note(app: App, ref: str, expect_version: int | None = None) -> dict[s
         expected = loaded.stamp
     sources = app.db.by_paths({e.src for e in app.db.edges_to(rec.path) if e.kind != "parent" and e.src != rec.path})
     linked_from = [
-        _link_summary(src)
-        for _, src in sorted(sources.items())
-        if src.status == "note" and app.can_read(location_of(src))
+        _linked(src) for _, src in sorted(sources.items()) if src.status == "note" and app.can_read(location_of(src))
     ]
     trashed = store.trash_file(app.root, rec.path, expected)
     app.wrote([rec.path])
     # Links to it now dangle: say where, so they can be fixed or the note restored.
-    return {"id": rec.id, "path": rec.path, "trashed_to": trashed, "linked_from": linked_from}
+    return DeleteResult(rec.id, rec.path, trashed, linked_from)
 
 
 # --- read -------------------------------------------------------------------------------------
 
 
-def _link_summary(rec: NoteRecord) -> dict[str, Any]:
-    return {"id": rec.id, "title": rec.title, "path": rec.path, "type": rec.type, "scope": rec.scope}
+def _linked(rec: NoteRecord) -> LinkedNote:
+    return LinkedNote(rec.id, rec.title, rec.path, rec.type, rec.scope)
 
 
-def get_note(app: App, ref: str, raw: bool = False) -> dict[str, Any]:
+def links_of(app: App, path: str) -> Links:
+    """The links of the note at `path`, both ways, among notes the caller may see. A link to
+    a note the caller may not see is listed exactly as a dangling one."""
+    db = app.db
+    out_edges = db.edges_from(path)
+    in_edges = db.edges_to(path)
+    related = db.by_paths({e.dst for e in out_edges if e.dst} | {e.src for e in in_edges})
+
+    def visible(other_path: str | None) -> NoteRecord | None:
+        other = related.get(other_path) if other_path is not None else None
+        return other if other is not None and other.status == "note" and app.can_read(location_of(other)) else None
+
+    links = Links(out=[], in_=[])
+    seen: set[tuple[str, str]] = set()
+    for edge in out_edges:
+        target = visible(edge.dst)
+        if edge.kind == "parent":
+            links = replace(links, parent=_linked(target) if target else None)
+        elif target is None:
+            links.dangling.append(Dangling(edge.target, edge.heading))
+        elif ("out", target.path) not in seen:
+            seen.add(("out", target.path))
+            links.out.append(LinkOut(_linked(target), edge.kind, edge.heading, edge.label))
+    for edge in in_edges:
+        source = visible(edge.src)
+        if source is None or source.path == path:
+            continue
+        # A parent edge pointing here comes from a child note: listed apart from links,
+        # mirroring `parent` on the child's side.
+        relation = "child" if edge.kind == "parent" else "in"
+        if (relation, source.path) in seen:
+            continue
+        seen.add((relation, source.path))
+        if relation == "child":
+            links.children.append(_linked(source))
+        else:
+            links.in_.append(LinkIn(_linked(source), edge.kind))
+    return links
+
+
+def get_note(app: App, ref: str, raw: bool = False) -> NoteDocument:
     app.catch_up()
     rec = find_note(app.db, ref, app.can_read)
     try:
@@ -495,52 +539,6 @@ def get_note(app: App, ref: str, raw: bool = False) -> dict[str, Any]:
     if isinstance(parsed, Unreadable):
         raise not_found(ref)
     version = version_of(app, rec, parsed, stamp.sha256)
-    db = app.db
-    out_edges = db.edges_from(rec.path)
-    in_edges = db.edges_to(rec.path)
-    related = db.by_paths({e.dst for e in out_edges if e.dst} | {e.src for e in in_edges})
-
-    def visible(path: str | None) -> NoteRecord | None:
-        if path is None:
-            return None
-        other = related.get(path)
-        return other if other is not None and other.status == "note" and app.can_read(location_of(other)) else None
-
-    links_out: list[dict[str, Any]] = []
-    dangling: list[dict[str, Any]] = []
-    seen_out: set[str] = set()
-    for edge in out_edges:
-        if edge.kind == "parent":
-            continue
-        target = visible(edge.dst)
-        if target is None:
-            # A link to a note this caller may not see looks exactly like a dangling one.
-            dangling.append({"target": edge.target, "heading": edge.heading})
-        elif target.path not in seen_out:
-            seen_out.add(target.path)
-            links_out.append({**_link_summary(target), "kind": edge.kind, "heading": edge.heading, "label": edge.label})
-    links_in: list[dict[str, Any]] = []
-    children: list[dict[str, Any]] = []
-    seen_in: set[str] = set()
-    seen_children: set[str] = set()
-    for edge in in_edges:
-        source = visible(edge.src)
-        if source is None or source.path == rec.path:
-            continue
-        # A parent edge pointing here comes from a child note: listed apart from links,
-        # mirroring `parent` on the child's side.
-        if edge.kind == "parent":
-            if source.path not in seen_children:
-                seen_children.add(source.path)
-                children.append(_link_summary(source))
-        elif source.path not in seen_in:
-            seen_in.add(source.path)
-            links_in.append({**_link_summary(source), "kind": edge.kind})
-    parent = None
-    for edge in out_edges:
-        if edge.kind == "parent":
-            target = visible(edge.dst)
-            parent = _link_summary(target) if target else None
     fm = dict(parsed.front_matter)
     note = {
         **fm,
@@ -554,14 +552,11 @@ def get_note(app: App, ref: str, raw: bool = False) -> dict[str, Any]:
     }
     if "version" in fm or version:
         note["version"] = version  # hand edits counted: what --expect-version compares with
-    comments = fm.get("comments") if isinstance(fm.get("comments"), list) else []
-    doc: dict[str, Any] = {
-        "note": note,
-        "body": parsed.body,
-        "tags": list(parsed.tags),
-        "links": {"out": links_out, "in": links_in, "dangling": dangling, "parent": parent, "children": children},
-        "comments": comments,
-    }
-    if raw:
-        doc["raw"] = data.decode("utf-8", errors="replace")
-    return doc
+    return NoteDocument(
+        note=note,
+        body=parsed.body,
+        tags=list(parsed.tags),
+        links=links_of(app, rec.path),
+        comments=fm["comments"] if isinstance(fm.get("comments"), list) else [],
+        raw=data.decode("utf-8", errors="replace") if raw else None,
+    )

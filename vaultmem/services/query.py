@@ -16,7 +16,9 @@ from typing import Any
 
 from vaultmem import clock
 from vaultmem.errors import InvalidInput
-from vaultmem.search.filters import SCOPE_ALIASES, parse_date_bound
+from vaultmem.index.statedb import NoteRecord
+from vaultmem.models import QueryMatch, QueryResult
+from vaultmem.search.filters import parse_date_bound, scopes_for, types_for
 from vaultmem.search.grep import (
     HALF_LIFE_DAYS,
     W_COVERAGE,
@@ -29,9 +31,11 @@ from vaultmem.search.grep import (
 )
 from vaultmem.services.app import App
 from vaultmem.services.lookup import location_of
+from vaultmem.units import as_unit
 from vaultmem.vault.dates import to_epoch
 from vaultmem.vault.frontmatter import split_document
-from vaultmem.vault.note import ParsedNote, parse_note
+from vaultmem.vault.note import ParsedNote
+from vaultmem.vault.store import load_note, read_note_bytes
 
 FORMULA = (
     f"relevance = {W_COVERAGE} x keyword coverage + {W_FREQUENCY} x (1 - exp(-hits / (2 x keywords)))"
@@ -53,33 +57,29 @@ class QueryRequest:
     include_expired: bool = False
 
 
-def _types(app: App, req: QueryRequest) -> set[str] | None:
-    types = {t for t in req.types if t}
-    if req.memory_type:
-        group = app.config.memory_types.get(req.memory_type)
-        if group is None:
-            raise InvalidInput(
-                f"unknown memory type {req.memory_type!r}; this vault defines: {', '.join(sorted(app.config.memory_types))}"
-            )
-        types = (types & set(group)) if types else set(group)
-        if not types:
-            return set()
-    return types or None
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """A checked request: what to match, and which notes to look at."""
+
+    text: str
+    pattern: re.Pattern[str]
+    words: list[str] | None
+    quick: re.Pattern[bytes] | None  # rejects a file from its bytes before decoding
+    scopes: tuple[str, ...]
+    types: tuple[str, ...] | list[str]
+    since: int | None
+    until: int | None
 
 
-def query(app: App, req: QueryRequest) -> dict[str, Any]:
-    started = time.perf_counter()
+def _plan(app: App, req: QueryRequest) -> _Plan:
     text = req.query.strip()
     if not text:
         raise InvalidInput("the query is empty")
     if not 1 <= req.limit <= 1000:
         raise InvalidInput("--limit must be between 1 and 1000")
-    if not 0.0 <= req.min_relevance <= 1.0:
+    if as_unit(req.min_relevance) is None:
         raise InvalidInput("--min-relevance must be in [0, 1]")
-    scope_key = (req.scope or "all").lower()
-    if scope_key not in SCOPE_ALIASES:
-        raise InvalidInput(f"unknown scope {req.scope!r}; use one of {', '.join(SCOPE_ALIASES)}")
-    scopes = SCOPE_ALIASES[scope_key]
+    scopes = scopes_for(req.scope)
     words: list[str] | None
     if req.regex:
         try:
@@ -92,75 +92,81 @@ def query(app: App, req: QueryRequest) -> dict[str, Any]:
         pattern = keyword_pattern(words)
     since = parse_date_bound(req.since, "since", end_of_day=False)
     until = parse_date_bound(req.until, "until", end_of_day=True)
-    types = _types(app, req)
-    app.catch_up()
-    now = clock.epoch()
-    searched = 0
-    found: list[tuple[float, str, Any, Any]] = []
+    types = types_for(req.types, req.memory_type, app.config.memory_types)
     # A bytes pattern rejects files that cannot match before any decoding (ASCII keywords
     # only: bytes regexes fold ASCII case alone).
     quick = None
     if words is not None and all(w.isascii() for w in words):
         quick = re.compile(pattern.pattern.encode("ascii"), re.IGNORECASE)
+    return _Plan(text, pattern, words, quick, tuple(scopes or ()), types, since, until)
+
+
+def _scan(app: App, req: QueryRequest, plan: _Plan, now: float) -> tuple[list[tuple[float, NoteRecord, Any]], int]:
+    """Every visible note that passes the filters, scored: (relevance, row, match) of the
+    matches at or above the cut, and how many notes were searched."""
+    searched = 0
+    found: list[tuple[float, NoteRecord, Any]] = []
     root = str(app.root)
-    for rec in app.db.light_records("status='note' ORDER BY path"):
+    for rec in app.db.light_notes():
         if not app.can_read(location_of(rec)):
             continue
-        if scopes and rec.scope not in scopes:
+        if plan.scopes and rec.scope not in plan.scopes:
             continue
-        if types is not None and rec.type not in types:
+        if plan.types and rec.type not in plan.types:
             continue
         if not req.include_expired and rec.expires and (to_epoch(rec.expires, None) or now + 1) <= now:
             continue
         changed = to_epoch(rec.updated, None) or to_epoch(rec.created, None) or rec.mtime_ns // 1_000_000_000
-        if (since is not None and changed < since) or (until is not None and changed > until):
+        if (plan.since is not None and changed < plan.since) or (plan.until is not None and changed > plan.until):
             continue
         searched += 1
         try:
-            with open(os.path.join(root, rec.path), "rb") as fh:
-                raw = fh.read()
+            raw = read_note_bytes(os.path.join(root, rec.path))
         except OSError:
             continue
-        if quick is not None and quick.search(raw) is None and not pattern.search(rec.title or ""):
+        if plan.quick is not None and plan.quick.search(raw) is None and not plan.pattern.search(rec.title or ""):
             continue
         body = split_document(raw.decode("utf-8", errors="replace")).body
-        match = score_text(rec.title or "", body, pattern, words, (now - changed) / 86400.0, with_excerpt=False)
+        age_days = (now - changed) / 86400.0
+        match = score_text(rec.title or "", body, plan.pattern, plan.words, age_days, with_excerpt=False)
         if match is not None and match.relevance >= req.min_relevance:
-            found.append((match.relevance, rec.path, rec, match))
-    found.sort(key=lambda item: (-item[0], item[1]))
-    matches = []
-    for _, path, rec, match in found[: req.limit]:
-        with open(app.root / path, "rb") as fh:
-            parsed = parse_note(path, fh.read())
-        metadata = dict(parsed.front_matter) if isinstance(parsed, ParsedNote) else {}
-        body = parsed.body if isinstance(parsed, ParsedNote) else ""
-        matches.append(
-            {
-                "path": path,
-                "relevance": match.relevance,
-                "type": rec.type,
-                "excerpt": match_excerpt(body, pattern),
-                "metadata": metadata,
-                "id": rec.id,
-                "title": rec.title,
-                "scope": rec.scope,
-                "scores": {
-                    "coverage": match.coverage,
-                    "frequency": match.frequency,
-                    "recency": match.recency,
-                    "hits": match.hits,
-                },
-            }
-        )
-    what = f"pattern /{text}/" if req.regex else f"'{text}'"
+            found.append((match.relevance, rec, match))
+    found.sort(key=lambda item: (-item[0], item[1].path))
+    return found, searched
+
+
+def _match(app: App, rec: NoteRecord, match: Any, pattern: re.Pattern[str]) -> QueryMatch:
+    parsed = load_note(app.root / rec.path, rec.path)
+    metadata = dict(parsed.front_matter) if isinstance(parsed, ParsedNote) else {}
+    body = parsed.body if isinstance(parsed, ParsedNote) else ""
+    return QueryMatch(
+        path=rec.path,
+        relevance=match.relevance,
+        type=rec.type,
+        excerpt=match_excerpt(body, pattern),
+        metadata=metadata,
+        id=rec.id,
+        title=rec.title,
+        scope=rec.scope,
+        scores={"coverage": match.coverage, "frequency": match.frequency, "recency": match.recency, "hits": match.hits},
+    )
+
+
+def query(app: App, req: QueryRequest) -> QueryResult:
+    started = time.perf_counter()
+    plan = _plan(app, req)
+    app.catch_up()
+    found, searched = _scan(app, req, plan, clock.epoch())
+    matches = [_match(app, rec, match, plan.pattern) for _, rec, match in found[: req.limit]]
+    what = f"pattern /{plan.text}/" if req.regex else f"'{plan.text}'"
     summary = f"Found {len(found)} notes matching {what} among {searched} searched" + (
         f"; showing {len(matches)}" if len(found) > len(matches) else ""
     )
-    return {
-        "matches": matches,
-        "query_summary": summary,
-        "total_searched": searched,
-        "total_matched": len(found),
-        "search_time_ms": round((time.perf_counter() - started) * 1000, 1),
-        "relevance_formula": FORMULA,
-    }
+    return QueryResult(
+        matches=matches,
+        query_summary=summary,
+        total_searched=searched,
+        total_matched=len(found),
+        search_time_ms=round((time.perf_counter() - started) * 1000, 1),
+        relevance_formula=FORMULA,
+    )

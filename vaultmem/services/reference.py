@@ -10,8 +10,6 @@ with the same RRF. Files the caller may not see are never listed or searched.
 from __future__ import annotations
 
 import hashlib
-import sqlite3
-import struct
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -22,6 +20,9 @@ from vaultmem.errors import InvalidInput, NotFound
 from vaultmem.index.chunking import CHUNKER_VERSION, Chunk, chunk_note, chunk_plain
 from vaultmem.index.embedder import Embedder, fingerprint
 from vaultmem.index.fulltext import BM25_B, BM25_K1
+from vaultmem.index.statedb import EmbeddingCache, NoteRecord
+from vaultmem.models import MemoryResult, NoteSummary, ReferenceResult, TopicInfo
+from vaultmem.paths import StatePaths
 from vaultmem.search.fusion import rrf
 from vaultmem.search.text import best_passage
 from vaultmem.services.app import App
@@ -29,9 +30,9 @@ from vaultmem.services.lookup import location_of
 from vaultmem.services.search import FilterSpec, SearchRequest, refresh, search
 from vaultmem.vault.frontmatter import split_document
 from vaultmem.vault.ids import derived_id
-from vaultmem.vault.layout import MAX_NOTE_BYTES, classify, inside_vault, is_ignored_dir, is_temp_name
+from vaultmem.vault.layout import classify, inside_vault, is_ignored_dir, is_temp_name
 from vaultmem.vault.note import ParsedNote, looks_binary, parse_note
-from vaultmem.vault.store import check_relpath
+from vaultmem.vault.store import check_relpath, load_note, read_note_bytes
 
 MAX_FILES = 2000
 
@@ -95,10 +96,10 @@ def _real_file_readable(app: App, path: Path) -> bool:
 
 def load_file(root: Path, rel: str) -> RefFile | None:
     try:
-        data = (root / rel).read_bytes()
-    except OSError:
+        data = read_note_bytes(root / rel)
+    except OSError:  # TooLarge too
         return None
-    if len(data) > MAX_NOTE_BYTES or looks_binary(data):
+    if looks_binary(data):
         return None
     if rel.lower().endswith(".md"):
         parsed = parse_note(rel, data)
@@ -109,38 +110,6 @@ def load_file(root: Path, rel: str) -> RefFile | None:
     text = data.decode("utf-8", errors="replace")
     chunks = tuple(chunk_plain(text)) or (Chunk(0, "", ""),)
     return RefFile(rel, rel.rsplit("/", 1)[-1], text, chunks, None, "file")
-
-
-class EmbeddingCache:
-    """Chunk embeddings by (fingerprint, text hash) so a topic is embedded once."""
-
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(path, timeout=30.0)
-        self.conn.execute(
-            "CREATE TABLE IF NOT EXISTS vec (fp TEXT, key TEXT, dims INTEGER, data BLOB, PRIMARY KEY (fp, key))"
-        )
-
-    def get_many(self, fp: str, keys: Sequence[str]) -> dict[str, list[float]]:
-        out: dict[str, list[float]] = {}
-        for start in range(0, len(keys), 500):
-            batch = list(keys[start : start + 500])
-            marks = ",".join("?" for _ in batch)
-            for key, dims, data in self.conn.execute(
-                f"SELECT key, dims, data FROM vec WHERE fp=? AND key IN ({marks})", (fp, *batch)
-            ):
-                out[key] = list(struct.unpack(f"{dims}f", data))
-        return out
-
-    def put_many(self, fp: str, items: dict[str, list[float]]) -> None:
-        with self.conn:
-            self.conn.executemany(
-                "INSERT OR REPLACE INTO vec VALUES (?, ?, ?, ?)",
-                [(fp, k, len(v), struct.pack(f"{len(v)}f", *v)) for k, v in items.items()],
-            )
-
-    def close(self) -> None:
-        self.conn.close()
 
 
 def _bm25_ranking(files: Sequence[RefFile], question: str) -> tuple[list[str], dict[str, int], Any]:
@@ -188,7 +157,7 @@ def _dense_ranking(
         for c in f.chunks
     ]
     keys = [hashlib.sha256(text.encode("utf-8")).hexdigest() for _, _, text in items]
-    cache = EmbeddingCache(app.state_dir / "reference" / "embeddings.db")
+    cache = EmbeddingCache(StatePaths(app.root).reference_embeddings)
     try:
         known = cache.get_many(fp, keys)
         missing = [(k, text) for k, (_, _, text) in zip(keys, items, strict=True) if k not in known]
@@ -209,9 +178,44 @@ def _dense_ranking(
     return [p for p, _ in ordered], {p: v[1] for p, v in ordered}, {p: 1.0 - v[0] for p, v in ordered}
 
 
+def _topic_note(app: App, topic: str) -> tuple[NoteRecord, ParsedNote]:
+    """The best topic note for `topic` among the notes the caller may see."""
+    found = search(
+        app, SearchRequest(query=topic, limit=1, filters=FilterSpec(types=("topic",)), graph_depth=0), fresh=True
+    )
+    rec = app.db.get(found.results[0].summary.path) if found.results else None
+    if rec is None or not app.can_read(location_of(rec)):
+        raise NotFound(f"no topic note matches {topic!r}")
+    parsed = load_note(app.root / rec.path, rec.path)
+    if not isinstance(parsed, ParsedNote):
+        raise NotFound(f"no topic note matches {topic!r}")
+    return rec, parsed
+
+
+def _result(
+    f: Any, item: Any, chunk_index: int, terms: list[str], analyzer: Any, distance: float | None
+) -> MemoryResult:
+    chunk = f.chunks[chunk_index] if f.chunks else None
+    loc = classify(f.path)
+    snippet = best_passage(chunk.text if chunk else f.text, terms, _term_map(analyzer) if analyzer else None)
+    summary = NoteSummary(
+        id=f.note_id or derived_id(f.path),
+        title=f.title,
+        type=f.note_type,
+        scope=loc.scope,
+        path=f.path,
+        owner=loc.owner,
+        project=loc.project,
+        score=round(item.rrf, 6),
+        snippet=snippet or None,
+    )
+    return MemoryResult(summary, ranks=dict(item.ranks), distance=None if distance is None else round(distance, 4))
+
+
 def reference_search(
     app: App, topic: str, question: str, limit: int | None = None, rrf_k: float | None = None, fresh: bool = False
-) -> dict[str, Any]:
+) -> ReferenceResult:
+    """The best topic note, then BM25 (and vectors) over the files it lists, fused."""
     started = time.perf_counter()
     if not topic.strip() or not question.strip():
         raise InvalidInput("reference search needs a TOPIC and a QUESTION")
@@ -220,18 +224,7 @@ def reference_search(
         raise InvalidInput("--limit must be between 1 and 200")
     if not fresh:
         refresh(app)
-    found = search(
-        app, SearchRequest(query=topic, limit=1, filters=FilterSpec(types=("topic",)), graph_depth=0), fresh=True
-    )
-    if not found["results"]:
-        raise NotFound(f"no topic note matches {topic!r}")
-    topic_summary = found["results"][0]["summary"]
-    rec = app.db.get(topic_summary["path"])
-    if rec is None or not app.can_read(location_of(rec)):
-        raise NotFound(f"no topic note matches {topic!r}")
-    parsed = parse_note(rec.path, (app.root / rec.path).read_bytes())
-    if not isinstance(parsed, ParsedNote):
-        raise NotFound(f"no topic note matches {topic!r}")
+    rec, parsed = _topic_note(app, topic)
     raw_files = parsed.front_matter.get("files") or []
     patterns = [raw_files] if isinstance(raw_files, str) else [str(p) for p in raw_files if p is not None]
     paths = topic_files(app, patterns)
@@ -239,13 +232,10 @@ def reference_search(
     summary_text = parsed.front_matter.get("summary")
     if not isinstance(summary_text, str) or not summary_text.strip():
         summary_text = best_passage(split_document(parsed.body).body, [], None)
-    rankings: dict[str, list[str]] = {}
-    best_chunk: dict[str, int] = {}
-    bm25_paths, bm25_chunks, analyzer = _bm25_ranking(files, question) if files else ([], {}, None)
-    rankings["bm25"] = bm25_paths
-    best_chunk.update(bm25_chunks)
+    bm25_paths, best_chunk, analyzer = _bm25_ranking(files, question) if files else ([], {}, None)
+    rankings: dict[str, list[str]] = {"bm25": bm25_paths}
     distances: dict[str, float] = {}
-    embedder = app.embedder() if app.embedding_choice().enabled else None
+    embedder = app.indexes.embedder() if app.indexes.embedding_choice().enabled else None
     if embedder is not None and files:
         dense_paths, dense_chunks, distances = _dense_ranking(app, embedder, files, question)
         rankings["vector"] = dense_paths
@@ -255,47 +245,15 @@ def reference_search(
     fused = rrf(rankings, {"bm25": d.bm25_weight, "vector": d.embedding_weight}, rrf_k or d.rrf_k)
     by_path = {f.path: f for f in files}
     terms = [t.text for t in analyzer(question)] if analyzer is not None else []
-    results = []
-    for item in fused[:limit]:
-        f = by_path[item.key]
-        chunk = f.chunks[best_chunk.get(item.key, 0)] if f.chunks else None
-        loc = classify(f.path)
-        snippet = best_passage(chunk.text if chunk else f.text, terms, _term_map(analyzer) if analyzer else None)
-        results.append(
-            {
-                "summary": {
-                    "id": f.note_id or derived_id(f.path),
-                    "title": f.title,
-                    "type": f.note_type,
-                    "scope": loc.scope,
-                    "path": f.path,
-                    "owner": loc.owner,
-                    "project": loc.project,
-                    "score": round(item.rrf, 6),
-                    "snippet": snippet or None,
-                    "trust_score": None,
-                    "created": None,
-                    "updated": None,
-                },
-                "parents": [],
-                "links_in": [],
-                "links_out": [],
-                "tags": [],
-                "ranks": item.ranks,
-                **({"distance": round(distances[item.key], 4)} if item.key in distances else {}),
-            }
-        )
-    return {
-        "topic": {
-            "id": rec.id or parsed.id,
-            "title": parsed.title,
-            "path": rec.path,
-            "summary": summary_text,
-            "files": len(paths),
-        },
-        "question": question,
-        "results": results,
-        "returned": len(results),
-        "mode": "hybrid" if "vector" in rankings else "bm25",
-        "search_time_ms": round((time.perf_counter() - started) * 1000, 1),
-    }
+    results = [
+        _result(by_path[i.key], i, best_chunk.get(i.key, 0), terms, analyzer, distances.get(i.key))
+        for i in fused[:limit]
+    ]
+    return ReferenceResult(
+        topic=TopicInfo(rec.id or parsed.id, parsed.title, rec.path, summary_text, len(paths)),
+        question=question,
+        results=results,
+        returned=len(results),
+        mode="hybrid" if "vector" in rankings else "bm25",
+        search_time_ms=round((time.perf_counter() - started) * 1000, 1),
+    )

@@ -4,20 +4,22 @@ the hybrid engine (search/hybrid.py) over this vault's parts."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
 
 from vaultmem import clock
 from vaultmem.errors import InvalidInput
 from vaultmem.index.documents import Filters
 from vaultmem.index.statedb import NoteRecord
-from vaultmem.search.filters import SCOPE_ALIASES, parse_date_bound
+from vaultmem.models import SearchResult
+from vaultmem.search.filters import parse_date_bound, scopes_for, types_for
 from vaultmem.search.hybrid import MODES, Dense, Retrievers, SearchOptions, run_search
 from vaultmem.services.app import App
 from vaultmem.services.lookup import location_of
+from vaultmem.units import as_unit
 from vaultmem.vault.frontmatter import split_document
 from vaultmem.vault.layout import reader_tokens
 from vaultmem.vault.note import looks_binary
+from vaultmem.vault.store import read_note_bytes
 
 MAX_LIMIT = 200
 
@@ -58,30 +60,19 @@ class SearchRequest:
 
 
 def _unit(name: str, value: float | None) -> float | None:
-    if value is not None and not 0.0 <= value <= 1.0:
+    if value is not None and as_unit(value) is None:
         raise InvalidInput(f"--{name} must be in [0, 1], not {value}")
     return value
 
 
-def build_filters(app: App, spec: FilterSpec, paths: Sequence[str] | None = None) -> Filters:
-    scope_key = (spec.scope or "all").strip().lower()
-    if scope_key not in SCOPE_ALIASES:
-        raise InvalidInput(f"unknown scope {spec.scope!r}; use one of {', '.join(SCOPE_ALIASES)}")
-    types = [t for t in spec.types if t]
-    if spec.memory_type:
-        group = app.config.memory_types.get(spec.memory_type)
-        if group is None:
-            known = ", ".join(sorted(app.config.memory_types))
-            raise InvalidInput(f"unknown memory type {spec.memory_type!r}; this vault defines: {known}")
-        # --type narrows a memory-type group; alone, the group is the type list.
-        types = [t for t in types if t in group] if types else list(group)
-        if not types:
-            types = ["\x00none"]
+def build_filters(app: App, spec: FilterSpec) -> Filters:
+    scopes = scopes_for(spec.scope)
+    types = types_for(spec.types, spec.memory_type, app.config.memory_types)
     return Filters(
-        readers=tuple(reader_tokens(app.ghost, app.config, app.projects())),
+        readers=tuple(reader_tokens(app.ghost, app.config, app.indexes.projects())),
         now=int(clock.epoch()),
-        scopes=SCOPE_ALIASES[scope_key] or (),
-        types=tuple(types),
+        scopes=scopes,
+        types=types,
         tags=tuple(t.lstrip("#").lower() for t in spec.tags if t.strip()),
         project=spec.project,
         since=parse_date_bound(spec.since, "since", end_of_day=False),
@@ -90,7 +81,6 @@ def build_filters(app: App, spec: FilterSpec, paths: Sequence[str] | None = None
         min_confidence=_unit("min-confidence", spec.min_confidence),
         min_importance=_unit("min-importance", spec.min_importance),
         include_expired=spec.include_expired,
-        paths=tuple(paths) if paths is not None else None,
     )
 
 
@@ -130,21 +120,16 @@ def options_for(app: App, req: SearchRequest) -> SearchOptions:
 
 
 def refresh(app: App) -> None:
-    """`search` never answers from stale indexes: catch every index up first. Inside the
-    watcher there is nothing to do: it reconciles pending file events before each request."""
-    if app.in_watcher:
-        return
-    from vaultmem.services.indexing import run_index
-
-    run_index(app)
+    """`search` never answers from stale indexes: catch every index up first (inside the
+    watcher there is nothing to do: it reconciles pending file events before each request)."""
+    app.freshness.refresh(app)
 
 
 def read_body(app: App, rec: NoteRecord) -> str | None:
     """A note's body as indexed (front matter cut off, LF line ends), without parsing YAML."""
     try:
-        with open(app.root / rec.path, "rb") as fh:
-            data = fh.read()
-    except OSError:
+        data = read_note_bytes(app.root / rec.path)
+    except OSError:  # gone, or grown past the size limit since it was indexed
         return None
     if looks_binary(data):
         return None
@@ -155,12 +140,12 @@ def retrievers(app: App, mode: str, warnings: list[str]) -> tuple[Retrievers, st
     """The parts for this vault; falls back to BM25 when there are no embeddings."""
     dense = None
     if mode in ("hybrid", "vector"):
-        choice = app.embedding_choice()
+        choice = app.indexes.embedding_choice()
         fp = app.db.get_meta("vector_fingerprint")
-        embedder = app.embedder() if choice.enabled else None
+        embedder = app.indexes.embedder() if choice.enabled else None
         if embedder is not None and fp is not None:
             embed = embedder.embed
-            dense = Dense(app.vector_index(fp), lambda text: embed([text])[0], app.note_lookup())
+            dense = Dense(app.indexes.vector_index(fp), lambda text: embed([text])[0], app.indexes.note_lookup())
         elif mode == "vector":
             raise InvalidInput(f"vector search needs embeddings, and this vault has none ({choice.reason})")
         else:
@@ -168,16 +153,16 @@ def retrievers(app: App, mode: str, warnings: list[str]) -> tuple[Retrievers, st
             mode = "bm25"
     parts = Retrievers(
         db=app.db,
-        fulltext=app.fulltext() if mode in ("hybrid", "bm25") else None,
+        fulltext=app.indexes.fulltext() if mode in ("hybrid", "bm25") else None,
         dense=dense,
-        graph=app.link_graph,
+        graph=app.indexes.link_graph,
         read_body=lambda rec: read_body(app, rec),
         visible=lambda rec: app.can_read(location_of(rec)),
     )
     return parts, mode
 
 
-def search(app: App, req: SearchRequest, fresh: bool = False) -> dict[str, Any]:
+def search(app: App, req: SearchRequest, fresh: bool = False) -> SearchResult:
     query = req.query.strip()
     if not query:
         raise InvalidInput("the query is empty")
@@ -190,10 +175,10 @@ def search(app: App, req: SearchRequest, fresh: bool = False) -> dict[str, Any]:
     if mode != opts.mode:
         opts = SearchOptions(**{**{f: getattr(opts, f) for f in SearchOptions.__dataclass_fields__}, "mode": mode})
     result = run_search(parts, query, filters, opts)
-    if mode != req.mode:
-        result["requested_mode"] = req.mode
-    if warnings:
-        result["warnings"] = warnings + result.get("warnings", [])
-        for w in warnings:
-            app.notice(f"warning: {w}")
-    return result
+    for w in warnings:
+        app.notice(f"warning: {w}")
+    return replace(
+        result,
+        warnings=warnings + result.warnings,
+        requested_mode=req.mode if mode != req.mode else None,
+    )

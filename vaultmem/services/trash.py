@@ -7,35 +7,14 @@ restores only what it could see before the delete.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-from typing import Any
 
-from vaultmem.config import STATE_DIR
 from vaultmem.errors import Ambiguous, Conflict, InvalidInput, NotFound
+from vaultmem.models import RestoreResult, Trashed, TrashList
+from vaultmem.paths import TRASH_RELPATH
 from vaultmem.services.app import App
 from vaultmem.vault import store
 from vaultmem.vault.layout import classify, is_note_path
 from vaultmem.vault.note import ParsedNote, parse_note
-
-TRASH_DIR = f"{STATE_DIR}/trash"
-
-
-@dataclass(frozen=True, slots=True)
-class Trashed:
-    id: str
-    title: str
-    path: str  # where the note lived, and goes back to
-    trashed_to: str  # vault-relative path in the trash
-    deleted_at: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "title": self.title,
-            "path": self.path,
-            "trashed_to": self.trashed_to,
-            "deleted_at": self.deleted_at,
-        }
 
 
 def _deleted_at(stamp: str) -> str:
@@ -47,7 +26,7 @@ def _deleted_at(stamp: str) -> str:
 
 def trashed_notes(app: App) -> list[Trashed]:
     """Every trashed note this ghost may see, newest first."""
-    base = app.root / TRASH_DIR
+    base = app.root / TRASH_RELPATH
     if base.is_symlink() or not base.is_dir():
         return []
     out: list[Trashed] = []
@@ -64,7 +43,7 @@ def trashed_notes(app: App) -> list[Trashed]:
                     continue
                 if not app.can_read(classify(original)):
                     continue
-                trashed_to = f"{TRASH_DIR}/{batch}/{original}"
+                trashed_to = f"{TRASH_RELPATH}/{batch}/{original}"
                 try:
                     data, _ = store.read_file(app.root, trashed_to)
                 except (NotFound, InvalidInput):
@@ -76,9 +55,9 @@ def trashed_notes(app: App) -> list[Trashed]:
     return out
 
 
-def list_trash(app: App) -> dict[str, Any]:
+def list_trash(app: App) -> TrashList:
     notes = trashed_notes(app)
-    return {"trashed": [t.to_dict() for t in notes], "count": len(notes)}
+    return TrashList(notes, len(notes))
 
 
 def _pick(app: App, ref: str) -> Trashed:
@@ -100,7 +79,7 @@ def _pick(app: App, ref: str) -> Trashed:
     return matches[0]  # newest first: the last delete of that note
 
 
-def restore(app: App, ref: str) -> dict[str, Any]:
+def restore(app: App, ref: str) -> RestoreResult:
     """Move a trashed note back to its path; exit 4 if that path is taken (nothing overwritten)."""
     entry = _pick(app, ref)
     if not app.can_write(classify(entry.path)):
@@ -116,4 +95,4 @@ def restore(app: App, ref: str) -> dict[str, Any]:
     except Conflict:
         raise Conflict(f"{entry.path} exists again; nothing restored", existing={"path": entry.path}) from None
     app.wrote([entry.path])
-    return {"id": entry.id, "path": entry.path, "restored_from": entry.trashed_to}
+    return RestoreResult(entry.id, entry.path, entry.trashed_to)

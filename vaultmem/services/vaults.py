@@ -6,11 +6,11 @@ import os
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any
 
 from vaultmem.clock import now_iso as utc_now
 from vaultmem.config import CONFIG_NAME, STATE_DIR, add_ghost_to_config_text, load_config, validate_ghost_name
 from vaultmem.errors import Conflict, InvalidInput
+from vaultmem.models import GhostsResult, InitResult
 from vaultmem.vault.ids import new_ulid
 from vaultmem.vault.layout import walk_notes
 
@@ -104,15 +104,18 @@ def _append_ignore_rule(path: Path) -> bool:
     return True
 
 
-def init_vault(path: Path, ghosts: list[str], examples: bool | None = None) -> dict[str, Any]:
-    """Create a vault at `path`, or adopt the notes already there.
+def _planned(names: list[str], examples: bool) -> dict[str, bool]:
+    """Every path init may create (vault-relative) and whether it is a folder."""
+    planned: dict[str, bool] = {folder: True for folder in ("shared", "private", "project", "diary", "inbox")}
+    planned.update({folder: True for folder in SCOPE_DIRS})
+    planned.update({f"{top}/{ghost}": True for top in GHOST_DIRS for ghost in names})
+    planned.update({CONFIG_NAME: False, ".gitignore": False, STATE_DIR: True})
+    if examples:
+        planned.update(_template_paths(template_root(), "", names))
+    return planned
 
-    `examples=None`: the template's example notes, README and lint hook in a folder without
-    notes; none in a folder that already holds notes (an existing Obsidian vault), which gets
-    only vaultmem.toml, the scope folders and the `.vaultmem/` ignore rule. Nothing that
-    exists is overwritten or changed, except that an existing .gitignore without the rule
-    gets it appended. An existing vaultmem.toml is a conflict and changes nothing.
-    """
+
+def _checked_target(path: Path, ghosts: list[str]) -> tuple[Path, list[str]]:
     names: list[str] = []
     for ghost in ghosts:
         validate_ghost_name(ghost)
@@ -126,21 +129,10 @@ def init_vault(path: Path, ghosts: list[str], examples: bool | None = None) -> d
         )
     if root.exists() and not root.is_dir():
         raise InvalidInput(f"{root} exists and is not a folder")
-    existing_notes = sum(1 for _ in walk_notes(root)) if root.is_dir() else 0
-    if examples is None:
-        examples = existing_notes == 0
-    planned: dict[str, bool] = {folder: True for folder in ("shared", "private", "project", "diary", "inbox")}
-    planned.update({folder: True for folder in SCOPE_DIRS})
-    planned.update({f"{top}/{ghost}": True for top in GHOST_DIRS for ghost in names})
-    planned.update({CONFIG_NAME: False, ".gitignore": False, STATE_DIR: True})
-    if examples:
-        planned.update(_template_paths(template_root(), "", names))
-    before = {rel for rel in planned if _present(root / rel)}
-    gitignore = root / ".gitignore"
-    appended: list[str] = []
-    if gitignore.is_file() and not gitignore.is_symlink() and _append_ignore_rule(gitignore):
-        appended.append(".gitignore")
+    return root, names
 
+
+def _write_vault(root: Path, names: list[str], examples: bool, hook_is_ours: bool) -> None:
     root.mkdir(parents=True, exist_ok=True)
     for folder in SCOPE_DIRS:
         (root / folder).mkdir(parents=True, exist_ok=True)
@@ -159,25 +151,47 @@ def init_vault(path: Path, ghosts: list[str], examples: bool | None = None) -> d
     for ghost in names:
         ghost_folders(root, ghost)
     hook = root / "hooks" / "pre-commit"
-    if examples and "hooks/pre-commit" not in before and hook.is_file():  # only a hook init wrote
+    if examples and hook_is_ours and hook.is_file():  # only a hook init wrote
         os.chmod(hook, 0o755)
     (root / STATE_DIR).mkdir(exist_ok=True)
+
+
+def init_vault(path: Path, ghosts: list[str], examples: bool | None = None) -> InitResult:
+    """Create a vault at `path`, or adopt the notes already there.
+
+    `examples=None`: the template's example notes, README and lint hook in a folder without
+    notes; none in a folder that already holds notes (an existing Obsidian vault), which gets
+    only vaultmem.toml, the scope folders and the `.vaultmem/` ignore rule. Nothing that
+    exists is overwritten or changed, except that an existing .gitignore without the rule
+    gets it appended. An existing vaultmem.toml is a conflict and changes nothing.
+    """
+    root, names = _checked_target(path, ghosts)
+    existing_notes = sum(1 for _ in walk_notes(root)) if root.is_dir() else 0
+    if examples is None:
+        examples = existing_notes == 0
+    planned = _planned(names, examples)
+    before = {rel for rel in planned if _present(root / rel)}
+    gitignore = root / ".gitignore"
+    appended: list[str] = []
+    if gitignore.is_file() and not gitignore.is_symlink() and _append_ignore_rule(gitignore):
+        appended.append(".gitignore")
+    _write_vault(root, names, examples, hook_is_ours="hooks/pre-commit" not in before)
 
     def label(rel: str) -> str:
         return f"{rel}/" if planned[rel] else rel
 
-    return {
-        "vault": str(root),
-        "ghosts": names,
-        "examples": examples,
-        "existing_notes": existing_notes,
-        "added": sorted(label(rel) for rel in planned if rel not in before and _present(root / rel)),
-        "appended": appended,
-        "kept": sorted(label(rel) for rel in before if rel not in appended),
-    }
+    return InitResult(
+        vault=str(root),
+        ghosts=names,
+        examples=examples,
+        existing_notes=existing_notes,
+        added=sorted(label(rel) for rel in planned if rel not in before and _present(root / rel)),
+        appended=appended,
+        kept=sorted(label(rel) for rel in before if rel not in appended),
+    )
 
 
-def add_ghost(root: Path, ghost: str) -> dict[str, Any]:
+def add_ghost(root: Path, ghost: str) -> GhostsResult:
     validate_ghost_name(ghost)
     config = load_config(root, env={})
     added = ghost not in config.ghosts
@@ -188,8 +202,8 @@ def add_ghost(root: Path, ghost: str) -> dict[str, Any]:
         tmp.write_text(add_ghost_to_config_text(text, ghost), encoding="utf-8")
         os.replace(tmp, path)
     ghost_folders(root, ghost)
-    return {"ghosts": list(load_config(root, env={}).ghosts), "added": added}
+    return GhostsResult(list(load_config(root, env={}).ghosts), added)
 
 
-def list_ghosts(root: Path) -> dict[str, Any]:
-    return {"ghosts": list(load_config(root, env={}).ghosts)}
+def list_ghosts(root: Path) -> GhostsResult:
+    return GhostsResult(list(load_config(root, env={}).ghosts))

@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from vaultmem.errors import InvalidInput, VaultmemError
+from vaultmem.models import IngestResult
 from vaultmem.services.app import App, batched_writes
 from vaultmem.services.capture import capture_title
-from vaultmem.services.lookup import location_of, records_titled
+from vaultmem.services.lookup import location_of
 from vaultmem.services.notes import NewNote, create_note
+from vaultmem.units import as_unit
 from vaultmem.vault.note import body_hash
 from vaultmem.vault.writer import normalize_body
 
@@ -79,10 +81,11 @@ def check_write(item: Any, shared: bool, warn: list[str], index: int) -> Checked
     if confidence is not None:
         if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or math.isnan(confidence):
             raise InvalidInput(f"confidence must be a number, not {confidence!r}")
-        clamped = min(1.0, max(0.0, float(confidence)))
-        if clamped != confidence:
-            warn.append(f"write {index}: confidence {confidence} clamped to {clamped}")
-        confidence = clamped
+        unit = as_unit(confidence)
+        if unit is None:
+            unit = min(1.0, max(0.0, float(confidence)))
+            warn.append(f"write {index}: confidence {confidence} clamped to {unit}")
+        confidence = unit
     ttl = item.get("ttl_days")
     if ttl is not None and (isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not 0 <= ttl <= MAX_TTL_DAYS):
         warn.append(f"write {index}: ttl_days {ttl!r} is invalid; stored without expiry")
@@ -103,10 +106,7 @@ def check_write(item: Any, shared: bool, warn: list[str], index: int) -> Checked
 def _existing_duplicate(app: App, write: CheckedWrite) -> Any:
     """A note this ghost wrote in the same scope with the same type and body."""
     wanted = body_hash(normalize_body(write.content))
-    rows = app.db.records(
-        "status='note' AND scope=? AND type=? AND json_extract(extra, '$.body_hash') = ?",
-        (write.scope, write.note_type, wanted),
-    )
+    rows = app.db.notes_with_body(write.scope, write.note_type, wanted)
     for rec in rows:
         if app.can_read(location_of(rec)) and (write.scope == "shared" or rec.owner == app.ghost):
             return rec
@@ -114,7 +114,7 @@ def _existing_duplicate(app: App, write: CheckedWrite) -> Any:
 
 
 @batched_writes
-def ingest(app: App, items: list[Any], shared: bool = False) -> dict[str, Any]:
+def ingest(app: App, items: list[Any], shared: bool = False) -> IngestResult:
     app.catch_up()
     written: list[dict[str, Any]] = []
     duplicates: list[dict[str, Any]] = []
@@ -163,12 +163,12 @@ def ingest(app: App, items: list[Any], shared: bool = False) -> dict[str, Any]:
             rejected.append({"index": index, "reason": exc.message})
     for warning in warnings:
         app.notice(f"warning: {warning}")
-    return {"written": written, "duplicates": duplicates, "rejected": rejected, "warnings": warnings}
+    return IngestResult(written, duplicates, rejected, warnings)
 
 
 def _free_shared_title(app: App, title: str, taken: set[str]) -> str:
     candidate, n = title, 2
-    while candidate.lower() in taken or records_titled(app.db, candidate, "status='note' AND scope='shared'"):
+    while candidate.lower() in taken or app.db.notes_titled(candidate, scope="shared"):
         candidate = f"{title} ({n})"
         n += 1
     return candidate

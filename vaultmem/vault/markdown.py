@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from urllib.parse import unquote
 
@@ -11,7 +12,9 @@ _INLINE_CODE_RE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
 _WIKI_RE = re.compile(r"(!?)\[\[([^\[\]\n]*?)\]\]")
 _MD_LINK_RE = re.compile(r"(!?)\[([^\]\n]*)\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+\"[^\"\n]*\")?\s*\)")
 _TAG_RE = re.compile(r"(?:^|(?<=[\s(,;]))#([\w/\-]*[^\W\d][\w/\-]*)", re.UNICODE)
-_HEADING_RE = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
+# An ATX heading line: (hashes, text without its closing hashes). The one heading pattern:
+# tag scanning here, sections (writer.py) and chunks (index/chunking.py) all read it.
+HEADING_RE = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
 
 
@@ -28,23 +31,28 @@ class Link:
         return {"target": self.target, "kind": self.kind, "heading": self.heading, "label": self.label}
 
 
-def strip_code(body: str) -> str:
-    """The body with fenced code blocks and inline code blanked out (line count kept)."""
-    out: list[str] = []
+def code_lines(lines: Iterable[str]) -> Iterator[tuple[str, bool]]:
+    """Each line and whether it belongs to a fenced code block (its fences included).
+
+    The one statement of the fence rule (CommonMark's): a block opens with three or more
+    backticks or tildes, and closes only with a line of the same character, at least as
+    long, and nothing else: a `~~~` inside a ``` block, or a shorter fence, is code."""
     fence: str | None = None
-    for line in body.split("\n"):
+    for line in lines:
         m = _FENCE_RE.match(line)
         if fence is None:
             if m:
                 fence = m.group(1)[0] * len(m.group(1))
-                out.append("")
-                continue
-            out.append(line)
+            yield line, fence is not None
         else:
+            yield line, True
             if m and m.group(1).startswith(fence) and line.strip().strip(fence[0]) == "":
                 fence = None
-            out.append("")
-    text = "\n".join(out)
+
+
+def strip_code(body: str) -> str:
+    """The body with fenced code blocks and inline code blanked out (line count kept)."""
+    text = "\n".join("" if code else line for line, code in code_lines(body.split("\n")))
     return _INLINE_CODE_RE.sub(lambda m: " " * len(m.group(0)), text)
 
 
@@ -100,7 +108,7 @@ def extract_tags(body: str, code_free: str | None = None) -> list[str]:
     text = _MD_LINK_RE.sub(lambda m: m.group(1) + "[" + m.group(2) + "]", text)
     seen: dict[str, None] = {}
     for line in text.split("\n"):
-        if _HEADING_RE.match(line):
+        if HEADING_RE.match(line):
             line = line.lstrip("#")
         for m in _TAG_RE.finditer(line):
             tag = m.group(1).strip("/")
@@ -112,7 +120,7 @@ def extract_tags(body: str, code_free: str | None = None) -> list[str]:
 def headings(body: str) -> list[tuple[int, str]]:
     out = []
     for line in strip_code(body).split("\n"):
-        m = _HEADING_RE.match(line)
+        m = HEADING_RE.match(line)
         if m:
             out.append((len(m.group(1)), m.group(2)))
     return out

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vaultmem.models import Problem
+from vaultmem.units import as_unit
 from vaultmem.vault.frontmatter import FrontMatterError, SplitDocument, load_yaml, split_document
 from vaultmem.vault.ids import derived_id
 from vaultmem.vault.layout import MAX_NOTE_BYTES, Location, classify
@@ -64,10 +65,7 @@ class ParsedNote:
 
     def unit(self, key: str) -> float | None:
         """A [0, 1] field as a float, or None when absent or unusable."""
-        value = self.front_matter.get(key)
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return None
-        return float(value) if 0.0 <= value <= 1.0 else None
+        return as_unit(self.front_matter.get(key))
 
     @property
     def parent(self) -> str | None:

@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from vaultmem.vault.markdown import (
-    _FENCE_RE,
     _INLINE_CODE_RE,
     _MD_LINK_RE,
     _WIKI_RE,
     Link,
     _markdown_link,
     _wiki_link,
+    code_lines,
 )
 
 
@@ -36,20 +36,7 @@ class LinkSpan:
 
 def mask_code(body: str) -> str:
     """The body with code blanked out by spaces, every offset kept (links in code are text)."""
-    out: list[str] = []
-    fence: str | None = None
-    for line in body.split("\n"):
-        m = _FENCE_RE.match(line)
-        if fence is None and m:
-            fence = m.group(1)[0] * len(m.group(1))
-            out.append(" " * len(line))
-        elif fence is not None:
-            if m and m.group(1).startswith(fence) and line.strip().strip(fence[0]) == "":
-                fence = None
-            out.append(" " * len(line))
-        else:
-            out.append(line)
-    text = "\n".join(out)
+    text = "\n".join(" " * len(line) if code else line for line, code in code_lines(body.split("\n")))
     return _INLINE_CODE_RE.sub(lambda m: " " * len(m.group(0)), text)
 
 

@@ -12,6 +12,7 @@ import re
 
 from vaultmem.config import VaultConfig
 from vaultmem.models import Problem
+from vaultmem.units import as_unit
 from vaultmem.vault.note import UNIT_FIELDS, ParsedNote
 
 _ISO_RE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$")
@@ -51,7 +52,7 @@ def check_note(note: ParsedNote, config: VaultConfig) -> list[Problem]:
     for key in UNIT_FIELDS:
         if key in fm:
             value = fm[key]
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+            if as_unit(value) is None:
                 err("out_of_range", f"{key} must be a number in [0, 1], not {value!r}")
     version = fm.get("version")
     if version is not None and (isinstance(version, bool) or not isinstance(version, int) or version < 0):

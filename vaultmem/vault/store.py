@@ -1,5 +1,9 @@
 """Reading and writing note files safely: path checks, atomic writes, conflict detection.
 
+The one reader of note files (read_note_bytes, load_note, read_entry, read_file), and so
+where reads meet the size limit (layout.MAX_NOTE_BYTES); the architecture test keeps reads
+of notes out of other packages.
+
 Every path vaultmem writes is checked to lie inside the vault after resolving symlinks.
 Writes go to a temp file in the same folder, are fsynced and renamed into place, keep the
 file's mode, and fail with Conflict (changing nothing) when the file moved under us.
@@ -18,9 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from vaultmem import clock
-from vaultmem.config import STATE_DIR
 from vaultmem.errors import Conflict, InvalidInput, NotFound
-from vaultmem.vault.layout import MAX_NOTE_BYTES, inside_vault, symlink_refusal
+from vaultmem.models import Problem
+from vaultmem.paths import TRASH_RELPATH
+from vaultmem.vault.layout import MAX_NOTE_BYTES, FileEntry, inside_vault, symlink_refusal
+from vaultmem.vault.note import ParsedNote, Unreadable, parse_note
 
 MAX_NAME_BYTES = 100
 
@@ -62,6 +68,62 @@ def resolve_inside(root: Path, relpath: str) -> Path:
     return path
 
 
+class TooLarge(OSError):
+    """A note file over MAX_NOTE_BYTES, which is never read whole. An OSError, so a reader
+    that skips files it cannot read skips this one too."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(f"file is {size} bytes; notes are at most {MAX_NOTE_BYTES}")
+        self.size = size
+
+
+def _read_limited(path: str | os.PathLike[str]) -> tuple[bytes, os.stat_result]:
+    with open(path, "rb", buffering=0) as fh:
+        st = os.fstat(fh.fileno())
+        if st.st_size > MAX_NOTE_BYTES:
+            raise TooLarge(st.st_size)
+        # One byte more than the size tells a file that grew since the fstat; a read of
+        # exactly what is there is ~4x faster than asking for the limit.
+        data = fh.read(st.st_size + 1)
+        if len(data) > st.st_size:
+            data += fh.read(MAX_NOTE_BYTES + 1 - len(data))
+            if len(data) > MAX_NOTE_BYTES:
+                raise TooLarge(os.fstat(fh.fileno()).st_size)
+    return data, st
+
+
+def read_note_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of a note file: the one reader of note files, and the one place the size
+    limit is kept. TooLarge for a file over the limit; other OSErrors as open/read raise."""
+    return _read_limited(path)[0]
+
+
+def load_note(path: str | os.PathLike[str], relpath: str) -> ParsedNote | Unreadable:
+    """Read and parse one note file. A file over the size limit is Unreadable (too_large);
+    OSError when it cannot be read."""
+    try:
+        data = read_note_bytes(path)
+    except TooLarge as exc:
+        mib = MAX_NOTE_BYTES // (1024 * 1024)
+        message = f"file is {exc.size} bytes; notes are at most {mib} MiB"
+        return Unreadable(relpath, Problem(relpath, "error", "too_large", message))
+    return parse_note(relpath, data)
+
+
+def read_entry(root: Path, entry: FileEntry) -> ParsedNote | Unreadable:
+    """Read and parse one file of the vault walk; symlinks leaving the vault are reported,
+    never followed, and a file that cannot be read is Unreadable."""
+    refusal = symlink_refusal(root, entry.relpath) if entry.symlink else None
+    if refusal is not None:
+        return Unreadable(entry.relpath, Problem(entry.relpath, "error", *refusal))
+    if entry.size < 0:
+        return Unreadable(entry.relpath, Problem(entry.relpath, "error", "unreadable", "broken symlink"))
+    try:
+        return load_note(root / entry.relpath, entry.relpath)
+    except OSError as exc:
+        return Unreadable(entry.relpath, Problem(entry.relpath, "error", "unreadable", f"cannot read: {exc.strerror}"))
+
+
 def read_file(root: Path, relpath: str) -> tuple[bytes, FileStamp]:
     """Bytes and stamp of a note file. A missing file or a symlink leaving the vault is
     NotFound, so neither can be told apart from the other."""
@@ -69,11 +131,9 @@ def read_file(root: Path, relpath: str) -> tuple[bytes, FileStamp]:
     if path.is_symlink() and symlink_refusal(root, check_relpath(relpath)) is not None:
         raise NotFound(f"no note {relpath!r}")
     try:
-        with open(path, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            if st.st_size > MAX_NOTE_BYTES:
-                raise InvalidInput(f"{relpath}: file is larger than {MAX_NOTE_BYTES} bytes")
-            data = fh.read()
+        data, st = _read_limited(path)
+    except TooLarge:
+        raise InvalidInput(f"{relpath}: file is larger than {MAX_NOTE_BYTES} bytes") from None
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         raise NotFound(f"no note {relpath!r}") from None
     return data, FileStamp(st.st_size, st.st_mtime_ns, hashlib.sha256(data).hexdigest())
@@ -291,7 +351,7 @@ def trash_file(root: Path, relpath: str, expected: FileStamp | None = None) -> s
         if now is None or now.sha256 != expected.sha256:
             raise Conflict(f"{relpath} changed on disk since it was read; nothing deleted")
     stamp = datetime.fromtimestamp(clock.epoch(), UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    dest_rel = f"{STATE_DIR}/trash/{stamp}/{check_relpath(relpath)}"
+    dest_rel = f"{TRASH_RELPATH}/{stamp}/{check_relpath(relpath)}"
     dest = root / dest_rel
     dest.parent.mkdir(parents=True, exist_ok=True)
     try:

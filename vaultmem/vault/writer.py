@@ -7,12 +7,12 @@ unless the command edits it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from vaultmem.vault.frontmatter import FrontMatterEditor, compose_document, dump_mapping, split_document
+from vaultmem.vault.markdown import HEADING_RE, code_lines
 from vaultmem.vault.note import CANONICAL_KEYS
 
 REMOVE = object()  # a sentinel value: delete the key
@@ -72,23 +72,18 @@ def edit_note_text(
     return Edited(out, editor.data, changed)
 
 
-_HEADING_LINE = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
-
-
 def replace_section(body: str, heading: str, content: str) -> tuple[str, bool]:
     """Replace what follows a heading up to the next heading of the same or higher level.
 
     Returns (new body, found). When the heading is missing, the section is appended."""
     lines = body.replace("\r\n", "\n").split("\n")
+    code = [in_code for _, in_code in code_lines(lines)]
     want = heading.strip().lstrip("#").strip().lower()
-    fence = False
     start = level = None
     for i, line in enumerate(lines):
-        if line.lstrip().startswith(("```", "~~~")):
-            fence = not fence
-        if fence:
+        if code[i]:
             continue
-        m = _HEADING_LINE.match(line)
+        m = HEADING_RE.match(line)
         if m and m.group(2).strip().lower() == want:
             start, level = i, len(m.group(1))
             break
@@ -99,13 +94,10 @@ def replace_section(body: str, heading: str, content: str) -> tuple[str, bool]:
         joined = f"{base}\n\n{title}\n\n{section}" if base else f"{title}\n\n{section}"
         return normalize_body(joined), False
     end = len(lines)
-    fence = False
     for j in range(start + 1, len(lines)):
-        if lines[j].lstrip().startswith(("```", "~~~")):
-            fence = not fence
-        if fence:
+        if code[j]:
             continue
-        m = _HEADING_LINE.match(lines[j])
+        m = HEADING_RE.match(lines[j])
         if m and len(m.group(1)) <= level:
             end = j
             break

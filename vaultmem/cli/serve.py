@@ -1,0 +1,60 @@
+"""The CLI's side of the watcher: what it runs forwarded command lines with, and
+`python -m vaultmem.cli.serve --vault ROOT [--rescan-interval S]`, the process
+`watch --detach` starts.
+
+The watcher (vaultmem/daemon) never imports the CLI; the `watch` command and this entry
+point hand it `command_runner`. The process logs to .vaultmem/watcher.log and exits with the
+vaultmem exit code of a failure (6 when another watcher or indexer holds the vault).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from vaultmem.errors import VaultmemError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vaultmem.daemon.bridge import CommandRunner
+
+
+def command_runner() -> CommandRunner:
+    """Forwarded command lines run through the very Typer app the CLI runs, converted to
+    its click command once (Typer rebuilds it on every call)."""
+    from functools import partial
+
+    import typer.main
+
+    from vaultmem.cli.main import app
+    from vaultmem.daemon.bridge import run_cli
+
+    return partial(run_cli, typer.main.get_command(app))
+
+
+def detached_argv(root: Path, rescan_s: float) -> list[str]:
+    """The command line of a watcher in the background (`main` below)."""
+    return [sys.executable, "-m", "vaultmem.cli.serve", "--vault", str(root), "--rescan-interval", str(rescan_s)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vaultmem.cli.serve")
+    parser.add_argument("--vault", required=True)
+    parser.add_argument("--rescan-interval", type=float, default=60.0)
+    args = parser.parse_args(argv)
+    from vaultmem.daemon.runner import Settings, Watcher, configure_logging
+
+    root = Path(args.vault).resolve()
+    configure_logging(root, to_stderr=False)
+    try:
+        Watcher(root, command_runner, Settings(rescan_s=args.rescan_interval)).run()
+    except VaultmemError as exc:
+        logging.getLogger("vaultmem.watcher").error("%s", exc.message)
+        return exc.exit_code
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,93 @@
+"""Where vaultmem keeps its own files in a vault: `vaultmem.toml` at the root and the derived
+state under `.vaultmem/`. Every name under `.vaultmem/` is spelled here and nowhere else.
+
+Imports nothing: the CLI's fast path (daemon/client.py) reads these names before anything
+heavy is loaded, and even `typing` or `pathlib` would cost it milliseconds.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # not `from typing import ...`: see above
+if TYPE_CHECKING:
+    from pathlib import Path
+
+CONFIG_NAME = "vaultmem.toml"
+STATE_DIR = ".vaultmem"
+
+# Inside STATE_DIR.
+STATE_DB = "state.db"
+INDEX_LOCK = "index.lock"
+WHOOSH_DIR = "whoosh"
+WHOOSH_SCHEMA = "VAULTMEM_SCHEMA"  # inside WHOOSH_DIR: the layout version of that index
+CHROMA_DIR = "chroma"
+CHROMA_STORE = "chroma.sqlite3"  # Chroma's own file inside CHROMA_DIR, once a store exists
+REFERENCE_DIR = "reference"
+REFERENCE_EMBEDDINGS = "embeddings.db"  # inside REFERENCE_DIR
+TRASH_DIR = "trash"
+WATCHER_SOCKET = "watcher.sock"
+WATCHER_STATUS = "watcher.json"
+WATCHER_PID = "watcher.pid"
+WATCHER_LOG = "watcher.log"
+
+# Vault-relative: trashed notes are addressed by paths like `.vaultmem/trash/<stamp>/<path>`.
+TRASH_RELPATH = f"{STATE_DIR}/{TRASH_DIR}"
+
+
+class StatePaths:
+    """The files under one vault's `.vaultmem/`."""
+
+    __slots__ = ("dir",)
+
+    def __init__(self, root: Path) -> None:
+        self.dir = root / STATE_DIR
+
+    def __repr__(self) -> str:
+        return f"StatePaths({self.dir.parent!r})"
+
+    @property
+    def db(self) -> Path:
+        return self.dir / STATE_DB
+
+    @property
+    def lock(self) -> Path:
+        return self.dir / INDEX_LOCK
+
+    @property
+    def whoosh(self) -> Path:
+        return self.dir / WHOOSH_DIR
+
+    @property
+    def whoosh_schema(self) -> Path:
+        return self.dir / WHOOSH_DIR / WHOOSH_SCHEMA
+
+    @property
+    def chroma(self) -> Path:
+        return self.dir / CHROMA_DIR
+
+    @property
+    def chroma_store(self) -> Path:
+        return self.dir / CHROMA_DIR / CHROMA_STORE
+
+    @property
+    def reference_embeddings(self) -> Path:
+        return self.dir / REFERENCE_DIR / REFERENCE_EMBEDDINGS
+
+    @property
+    def trash(self) -> Path:
+        return self.dir / TRASH_DIR
+
+    @property
+    def watcher_socket(self) -> Path:
+        return self.dir / WATCHER_SOCKET
+
+    @property
+    def watcher_status(self) -> Path:
+        return self.dir / WATCHER_STATUS
+
+    @property
+    def watcher_pid(self) -> Path:
+        return self.dir / WATCHER_PID
+
+    @property
+    def watcher_log(self) -> Path:
+        return self.dir / WATCHER_LOG
