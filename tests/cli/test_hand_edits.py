@@ -128,6 +128,20 @@ def test_each_hand_edit_is_one_more_version(cli: Cli, note: dict[str, Any]) -> N
     assert res.exit_code == 4 and res.data["error"]["current_version"] == 6
 
 
+def test_counted_hand_edits_survive_a_full_rebuild(cli: Cli, note: dict[str, Any]) -> None:
+    """Two hand edits are two versions, also after `index --full`: a version never goes back."""
+    path: Path = note["file"]
+    for line in ("Person line 1.", "Person line 2."):
+        with path.open("a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
+        cli.ok("get", note["id"])
+    assert cli.ok("get", note["id"])["note"]["version"] == 3
+    cli.ok("index", "--full")
+    assert cli.ok("get", note["id"])["note"]["version"] == 3
+    res = cli("note", "update", note["id"], "--body", "Agent rewrite", "--expect-version", "2")
+    assert res.exit_code == 4 and "Person line 2." in path.read_text(encoding="utf-8")
+
+
 def test_an_edit_racing_the_write_is_never_overwritten(
     cli: Cli, note: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -168,3 +168,16 @@ def test_adopted_vault_is_usable(tmp_path: Path) -> None:
     config.write_text(config.read_text().replace('backend = "auto"', 'backend = "none"'))
     assert cli.ok("lint")["errors"] == 0
     assert cli.ok("get", "Ideas", ghost="alice")["note"]["path"] == "Projects/Ideas.md"
+
+
+def test_init_never_writes_through_symlinks_out_of_the_vault(tmp_path: Path) -> None:
+    from vaultmem.services.vaults import init_vault
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "shared").symlink_to(outside)
+    (root / ".gitignore").symlink_to(outside / "gi")  # dangling
+    init_vault(root, ["alice"], examples=True)
+    assert list(outside.iterdir()) == []

@@ -111,20 +111,41 @@ def test_fix_names_dry_run_then_apply(slug_vault: Path, cli: Cli) -> None:
 def test_note_move_renames_and_relinks(slug_vault: Path, cli: Cli) -> None:
     vault = slug_vault
     cli.ok("fix-names")
+    secret_before = (vault / "private/alice/My secret.md").read_bytes()
     out = cli.ok("note", "move", "Deploy steps", "Deployment", ghost="bob")
     assert out["moves"] == [{"id": ID_DEPLOY, "from": "shared/Deploy steps.md", "to": "shared/Deployment.md"}]
-    # alice's private note linked to it: rewritten, but never named to bob
-    assert out["links_updated"] == ["shared/Wine basics.md"]
-    secret = (vault / "private/alice/My secret.md").read_text(encoding="utf-8")
-    assert "[x](../../shared/Deployment.md)" in secret
-    assert "[[Deployment#Setup|setup]]" in (vault / "shared/Wine basics.md").read_text(encoding="utf-8")
+    # bob writes only what he may write (SPEC §3): alice's private note keeps its text and
+    # is never named to him; its owner can relink it (`fix-names`, or her own move).
+    assert out["links_updated"] == ["shared/Wine basics.md"] and out["skipped"] == []
+    assert (vault / "private/alice/My secret.md").read_bytes() == secret_before
+    # A ghost's move writes vault paths: which bare name is unambiguous may depend on
+    # notes it cannot see.
+    assert "[[shared/Deployment#Setup|setup]]" in (vault / "shared/Wine basics.md").read_text(encoding="utf-8")
     assert cli.ok("get", ID_DEPLOY)["note"]["path"] == "shared/Deployment.md"
+    # its title was its file name, as in Obsidian: the rename renamed it
+    assert cli.ok("get", ID_DEPLOY)["note"]["title"] == "Deployment"
     # into a folder: relative markdown links of the moved note itself still resolve
     moved = cli.ok("note", "move", ID_DEPLOY, "shared/ops/")
     assert moved["moves"][0]["to"] == "shared/ops/Deployment.md"
     text = (vault / "shared/ops/Deployment.md").read_text(encoding="utf-8")
     assert "[md](../Wine%20basics.md)" in text
     assert not cli.ok("get", ID_DEPLOY)["links"]["dangling"]
+
+
+def test_a_move_keeps_relative_attachments_and_never_overwrites(cli: Cli, vault: Path) -> None:
+    cli.ok("note", "create", "--title", "Pic", "--type", "note", "--scope", "shared",
+           "--body", "![a](img/a.png) and [spec](<files/the spec.pdf#p2>) and [web](https://x.org/a.png)")  # fmt: skip
+    cli.ok("note", "move", "Pic", "shared/sub/")
+    text = (vault / "shared/sub/Pic.md").read_text(encoding="utf-8")
+    assert "![a](../img/a.png)" in text and "[spec](<../files/the spec.pdf#p2>)" in text
+    assert "[web](https://x.org/a.png)" in text
+    # a change of letter case onto another file: exit 4, both files as they were
+    made = cli.ok("note", "create", "--title", "Wine", "--type", "note", "--scope", "shared", "--body", "mine")
+    (vault / "shared/wine.md").write_text("Person words.\n", encoding="utf-8")
+    res = cli("note", "move", made["id"], "wine")
+    assert res.exit_code == 4
+    assert (vault / "shared/wine.md").read_text(encoding="utf-8") == "Person words.\n"
+    assert "mine" in (vault / "shared/Wine.md").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize(

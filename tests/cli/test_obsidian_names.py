@@ -103,8 +103,10 @@ def test_every_wikilink_resolves_by_file_name_to_vaultmems_note(vault: Path, cli
             checked += 1
     assert checked >= 30
     hub_text = (vault / str(hub["path"])).read_text(encoding="utf-8")
-    assert "| x | [[Wine basics 1\\|Wine: basics]] |" in hub_text  # shown text kept, table intact
-    assert "[[Aliased note|Nickname]]" in hub_text
+    # Rewritten to the vault path (a bare file name could be shared by a note this ghost
+    # cannot see), the shown text kept, the table intact.
+    assert "| x | [[shared/Wine basics 1\\|Wine: basics]] |" in hub_text
+    assert "[[shared/Aliased note|Nickname]]" in hub_text
     assert "[[Plan]]" in hub_text  # already a file name in alice's folder: left as written
 
 

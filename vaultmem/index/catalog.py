@@ -352,6 +352,7 @@ def catch_up(
         written = db.writes_of(r.path for r in [*records, *quiet])
         records = count_versions(records, before, moves, written)
         quiet = count_versions(quiet, db.by_paths([r.path for r in quiet]), (), written)
+        db.record_versions((r.path, r.hash, r.version) for r in records if r.is_note)
         db.upsert(records)
         db.upsert(quiet)
         db.tombstone(diff.deleted)

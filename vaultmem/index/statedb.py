@@ -66,8 +66,9 @@ CREATE TABLE IF NOT EXISTS edges (
     heading TEXT,
     label TEXT
 );
--- What vaultmem itself last wrote to a path (file hash, version): any other content is an
--- edit by hand, a new version (SPEC §2), even before a reconcile has seen the write.
+-- The last version known for a path (file hash, effective version): what vaultmem itself
+-- wrote there (any other content is an edit by hand, a new version, SPEC §2, even before a
+-- reconcile has seen the write) or what a reconcile counted. Survives `index --full`.
 CREATE TABLE IF NOT EXISTS writes (path TEXT PRIMARY KEY, hash TEXT NOT NULL, version INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS edges_src ON edges(src);
 CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst);
@@ -262,9 +263,13 @@ class StateDB:
             self.conn.execute("DELETE FROM files WHERE status='deleted' AND ft_hash='gone'")
 
     def record_write(self, path: str, file_hash: str, version: int) -> None:
-        self.conn.execute(
-            "INSERT OR REPLACE INTO writes(path, hash, version) VALUES (?, ?, ?)", (path, file_hash, version)
-        )
+        self.record_versions([(path, file_hash, version)])
+
+    def record_versions(self, items: Iterable[tuple[str, str, int]]) -> None:
+        """Remember (path, file hash, effective version): what vaultmem wrote, and what a
+        reconcile counted. Kept through `index --full`, so hand edits once counted stay
+        counted and a version never goes back."""
+        self.conn.executemany("INSERT OR REPLACE INTO writes(path, hash, version) VALUES (?, ?, ?)", list(items))
 
     def writes_of(self, paths: Iterable[str]) -> dict[str, tuple[str, int]]:
         """path -> (file hash, version) of vaultmem's own last write there."""

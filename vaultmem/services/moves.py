@@ -9,6 +9,7 @@ link targets that had to change.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -19,12 +20,20 @@ from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import Move, MoveReport
 from vaultmem.services.app import App
 from vaultmem.services.lookup import find_note, location_of
-from vaultmem.services.notes import record_written, version_of
+from vaultmem.services.notes import NotePatch, record_written, update_note, version_of
 from vaultmem.vault import store
 from vaultmem.vault.frontmatter import split_document
 from vaultmem.vault.layout import classify, is_note_path
-from vaultmem.vault.note import ParsedNote, parse_note
-from vaultmem.vault.relink import link_spans, markdown_target, replace_spans, wiki_target
+from vaultmem.vault.note import ParsedNote, file_stem, parse_note
+from vaultmem.vault.relink import (
+    attachment_hrefs,
+    folder_of,
+    link_spans,
+    markdown_target,
+    rebase_href,
+    replace_spans,
+    wiki_target,
+)
 
 # --- which links change -----------------------------------------------------------------------
 
@@ -42,15 +51,21 @@ class Relinker:
     before: Resolver
     after: Resolver
     obsidian_after: Resolver
+    short: bool  # may write a bare file name when it is unambiguous; else the vault path
 
     @classmethod
-    def build(cls, names: list[tuple[str, str, str, tuple[str, ...]]], moves: Mapping[str, str]) -> Relinker:
+    def build(
+        cls, names: list[tuple[str, str, str, tuple[str, ...]]], moves: Mapping[str, str], short: bool
+    ) -> Relinker:
+        """`names`: the notes resolution may consider. A ghost's move passes the notes it
+        can see and `short=False`, so what it writes never depends on a note it cannot see."""
         after = [(moves.get(p, p), i, t, a) for p, i, t, a in names]
         return cls(
             moves,
             Resolver(NameEntry(*n) for n in names),
             Resolver(NameEntry(*n) for n in after),
             _obsidian_resolver(p for p, *_ in after),
+            short,
         )
 
     def _names(self, target: str, source: str, dst: str) -> bool:
@@ -62,6 +77,10 @@ class Relinker:
         pointing where they pointed."""
         new_source = self.moves.get(source, source)
         replacements: dict[int, tuple[int, str]] = {}
+        if folder_of(source) != folder_of(new_source):
+            # Its own relative links to attachments (images, PDFs) follow it to the new folder.
+            for start, end, href in attachment_hrefs(body):
+                replacements[start] = (end, rebase_href(href, source, new_source))
         for span in link_spans(body):
             link = span.link
             markdown = link.kind == "markdown" or (link.kind == "embed" and body[span.start - 1 : span.start] == "(")
@@ -79,7 +98,8 @@ class Relinker:
                 if self._names(link.target, new_source, new_dst):
                     continue
                 short = wiki_target(new_dst, True)
-                text = short if self._names(short, new_source, new_dst) else wiki_target(new_dst, False)
+                alike = self.short and self._names(short, new_source, new_dst)
+                text = short if alike else wiki_target(new_dst, False)
             if body[span.start : span.end] != text:
                 replacements[span.start] = (span.end, text)
         return replace_spans(body, replacements) if replacements else body
@@ -123,19 +143,22 @@ def apply_moves(app: App, moves: Mapping[str, str], *, dry_run: bool, operator: 
     notes whose links changed are rewritten in place, each only if unchanged since read."""
     if not moves:
         return MoveReport([], [], [], dry_run)
-    relinker = Relinker.build(app.db.names(), moves)
+    # An operator command (fix-names) relinks the whole vault, as lint and index see it. A
+    # ghost's move follows SPEC §3: it resolves among, and writes to, only the notes the
+    # ghost may write; another ghost's note keeps its text (its owner can relink it).
+    names = [n for n in app.db.names() if operator or app.can_read(classify(n[0]))]
+    relinker = Relinker.build(names, moves, short=operator)
     edits: dict[str, tuple[str, str]] = {}
     for source in _linking_sources(app, moves):
+        if not operator and not app.can_write(classify(source)):
+            continue
         changed = _rewritten(app, relinker, source)
         if changed is not None:
             edits[source] = changed
     rows = app.db.by_paths(moves)
-    visible = app.db.by_paths(edits)
     report = MoveReport(
         moves=[Move(rows[old].id if old in rows else None, old, new) for old, new in moves.items()],
-        links_updated=sorted(
-            moves.get(p, p) for p in edits if operator or (p in visible and app.can_read(location_of(visible[p])))
-        ),
+        links_updated=sorted(moves.get(p, p) for p in edits),
         skipped=[],
         dry_run=dry_run,
     )
@@ -205,9 +228,15 @@ def move_note(app: App, ref: str, target: str, *, dry_run: bool = False) -> Move
             f"{rec.path} and {new} have different readers ({location_of(rec).scope} → {location.scope}); "
             "moving between scopes would change who can see the note: create a new note there instead"
         )
-    if new.lower() != rec.path.lower() and (app.root / new).exists():
+    taken = app.root / new
+    if taken.exists() and not os.path.samefile(app.root / rec.path, taken):
         raise Conflict(f"{new} already exists; nothing moved")
-    return apply_moves(app, {rec.path: new}, dry_run=dry_run)
+    report = apply_moves(app, {rec.path: new}, dry_run=dry_run)
+    old_stem, new_stem = file_stem(rec.path), file_stem(new)
+    if not dry_run and rec.title == old_stem and new_stem != old_stem:
+        # Its title was its file name, as in Obsidian: a rename renames the note.
+        update_note(app, new, NotePatch(title=new_stem))
+    return report
 
 
 # --- fix-names --------------------------------------------------------------------------------

@@ -187,6 +187,9 @@ class NewNote:
     importance: float | None = None
     ttl_days: float | None = None
     extra: Mapping[str, Any] | None = None  # unknown keys, written after the canonical ones
+    # When the note's content came to be (an aware event time; default now): written as `created`
+    # and `updated` (a new note is unchanged since), and the TTL counts from it.
+    created: datetime | None = None
 
 
 def _resolve_parent(app: App, ref: str) -> NoteRecord:
@@ -220,7 +223,7 @@ def create_note(app: App, spec: NewNote, *, caught_up: bool = False) -> WriteRes
         if parent_folder == folder or parent_folder.startswith(folder + "/"):
             folder = parent_folder
     ensure_unique_title(app, title, place.location.scope)
-    now = utc_now()
+    now = utc_now() if spec.created is None else spec.created
     stem = store.name_for_title(title)
     body = file_linked_text(app, spec.body, f"{folder}/{stem}.md")
     fields: dict[str, Any] = {

@@ -12,7 +12,7 @@ from vaultmem.config import CONFIG_NAME, STATE_DIR, add_ghost_to_config_text, lo
 from vaultmem.errors import Conflict, InvalidInput
 from vaultmem.models import GhostsResult, InitResult
 from vaultmem.vault.ids import new_ulid
-from vaultmem.vault.layout import walk_notes
+from vaultmem.vault.layout import inside_vault, walk_notes
 
 SCOPE_DIRS = ("shared", "private", "project", "diary", "inbox/shared", "reference")
 GHOST_DIRS = ("private", "diary", "inbox")
@@ -32,7 +32,15 @@ def _fill(text: str, ghost: str | None) -> str:
     return text
 
 
-def _copy_tree(src: Traversable, dest: Path, rel: str, ghosts: list[str]) -> None:
+def _write_new(root: Path, target: Path, text: str) -> None:
+    """Write a template file unless something is there already (a dangling symlink too),
+    and never through a symlinked folder that leaves the vault."""
+    if target.exists() or target.is_symlink() or not inside_vault(root, target.parent):
+        return
+    target.write_text(text, encoding="utf-8")
+
+
+def _copy_tree(src: Traversable, root: Path, dest: Path, ghosts: list[str]) -> None:
     for item in sorted(src.iterdir(), key=lambda t: t.name):
         name = item.name
         if name in ("__pycache__", "__init__.py"):
@@ -40,26 +48,23 @@ def _copy_tree(src: Traversable, dest: Path, rel: str, ghosts: list[str]) -> Non
         if item.is_dir():
             if name == _GHOST_PLACEHOLDER:
                 for ghost in ghosts:
-                    _copy_ghost_tree(item, dest / ghost, ghost)
+                    _copy_ghost_tree(item, root, dest / ghost, ghost)
             else:
                 (dest / name).mkdir(exist_ok=True)
-                _copy_tree(item, dest / name, f"{rel}{name}/", ghosts)
+                _copy_tree(item, root, dest / name, ghosts)
         else:
-            target = dest / name
-            if not target.exists():
-                target.write_text(_fill(item.read_text(encoding="utf-8"), None), encoding="utf-8")
+            _write_new(root, dest / name, _fill(item.read_text(encoding="utf-8"), None))
 
 
-def _copy_ghost_tree(src: Traversable, dest: Path, ghost: str) -> None:
+def _copy_ghost_tree(src: Traversable, root: Path, dest: Path, ghost: str) -> None:
     dest.mkdir(parents=True, exist_ok=True)
     for item in src.iterdir():
         if item.is_dir():
-            _copy_ghost_tree(item, dest / item.name, ghost)
-        elif not (dest / item.name.replace(_GHOST_PLACEHOLDER, ghost)).exists():
+            _copy_ghost_tree(item, root, dest / item.name, ghost)
+        else:
             # Example notes are named after their titles, which name the ghost
-            (dest / item.name.replace(_GHOST_PLACEHOLDER, ghost)).write_text(
-                _fill(item.read_text(encoding="utf-8"), ghost), encoding="utf-8"
-            )
+            target = dest / item.name.replace(_GHOST_PLACEHOLDER, ghost)
+            _write_new(root, target, _fill(item.read_text(encoding="utf-8"), ghost))
 
 
 def ghost_folders(root: Path, ghost: str) -> None:
@@ -137,12 +142,11 @@ def _write_vault(root: Path, names: list[str], examples: bool, hook_is_ours: boo
     for folder in SCOPE_DIRS:
         (root / folder).mkdir(parents=True, exist_ok=True)
     if examples:
-        _copy_tree(template_root(), root, "", names)
+        _copy_tree(template_root(), root, root, names)
     else:
         for name in (CONFIG_NAME, ".gitignore"):
-            if not _present(root / name):
-                text = template_root().joinpath(name).read_text(encoding="utf-8")
-                (root / name).write_text(_fill(text, None), encoding="utf-8")
+            text = template_root().joinpath(name).read_text(encoding="utf-8")
+            _write_new(root, root / name, _fill(text, None))
     config_path = root / CONFIG_NAME
     text = config_path.read_text(encoding="utf-8")
     for ghost in names:

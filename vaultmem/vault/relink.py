@@ -11,11 +11,12 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from vaultmem.vault.markdown import (
     _INLINE_CODE_RE,
     _MD_LINK_RE,
+    _SCHEME_RE,
     _WIKI_RE,
     Link,
     _markdown_link,
@@ -94,12 +95,42 @@ def wiki_target(path: str, short: bool) -> str:
     return stem_path.rsplit("/", 1)[-1] if short else stem_path
 
 
+def folder_of(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
 def markdown_target(source: str, path: str, angle: bool) -> str:
     """A markdown link's href from note `source` to `path`: relative, spaces and brackets
     percent-encoded (or kept inside `<…>`), as Obsidian writes markdown links."""
-    here = source.rsplit("/", 1)[0] if "/" in source else ""
-    rel = posixpath.relpath(path, here or ".")
+    rel = posixpath.relpath(path, folder_of(source) or ".")
     return rel if angle else quote(rel, safe="/!$&'*+,;=:@~-._")
+
+
+def attachment_hrefs(body: str) -> list[tuple[int, int, str]]:
+    """(start, end, href) of every relative markdown link or image outside code that is
+    not a note (`![a](img/a.png)`, `[spec](files/spec.pdf)`): they point from the note's
+    folder, so they change when the note moves to another one."""
+    masked = mask_code(body)
+    out = []
+    for m in _MD_LINK_RE.finditer(masked):
+        href = body[m.start(3) : m.end(3)]
+        bare = href[1:-1] if href.startswith("<") and href.endswith(">") else href
+        path = bare.split("#", 1)[0]
+        if not path or path.startswith(("/", "#")) or _SCHEME_RE.match(path) or path.lower().endswith(".md"):
+            continue
+        out.append((m.start(3), m.end(3), href))
+    return out
+
+
+def rebase_href(href: str, source: str, new_source: str) -> str:
+    """`href`, relative to `source`'s folder, made relative to `new_source`'s folder."""
+    angle = href.startswith("<") and href.endswith(">")
+    bare = href[1:-1] if angle else href
+    path, sep, anchor = bare.partition("#")
+    target = posixpath.normpath(posixpath.join(folder_of(source), unquote(path) if not angle else path))
+    rel = posixpath.relpath(target, folder_of(new_source) or ".")
+    rel = rel if angle else quote(rel, safe="/!$&'*+,;=:@~-._")
+    return f"<{rel}{sep}{anchor}>" if angle else f"{rel}{sep}{anchor}"
 
 
 Resolve = Callable[[str, str], "str | None"]
@@ -123,9 +154,9 @@ def file_linked(
         dst = resolve(link.target, source)
         if dst is None or resolve_file(link.target, source) == dst:
             continue
-        short = wiki_target(dst, True)
-        alike = resolve(short, source) == dst and resolve_file(short, source) == dst
-        text = short if alike else wiki_target(dst, False)
+        # The vault path, never a bare file name: which bare name is unambiguous could
+        # depend on notes this writer cannot see (SPEC §3).
+        text = wiki_target(dst, False)
         close = body.find("]]", span.end)
         if link.label is not None or is_id(link.target) or close < 0:
             replacements[span.start] = (span.end, text)

@@ -328,15 +328,17 @@ def move_file(root: Path, relpath: str, new_relpath: str) -> None:
     if not inside_vault(root, dest.parent):
         raise InvalidInput(f"refused: {new_relpath} resolves outside the vault")
     try:
-        if check_relpath(relpath).lower() == check_relpath(new_relpath).lower():
-            os.rename(source, dest)  # a change of letter case: the same name on macOS and Windows
-        else:
-            os.link(source, dest, follow_symlinks=False)  # fails if the name exists: no overwrite
-            os.unlink(source)
+        os.link(source, dest, follow_symlinks=False)  # fails if the name exists: no overwrite
     except FileExistsError:
-        raise Conflict(f"{new_relpath} already exists; nothing moved") from None
+        # Only a change of letter case on a file system that folds case (macOS, Windows)
+        # finds the note itself there; anything else is another file, never replaced.
+        if not (dest.exists() and os.path.samefile(source, dest)):
+            raise Conflict(f"{new_relpath} already exists; nothing moved") from None
+        os.rename(source, dest)
     except FileNotFoundError:
         raise NotFound(f"no note {relpath!r}") from None
+    else:
+        os.unlink(source)
     _fsync_dir(source.parent)
     _fsync_dir(dest.parent)
 
