@@ -29,9 +29,13 @@ def _empty(value: Any) -> bool:
     return not value
 
 
-def opt(default: Any = None, *, empty: bool = False, key: str | None = None) -> Any:
-    """A field left out of the JSON when None (or, with `empty`, when empty)."""
-    meta: dict[str, Any] = {_OMIT: _empty if empty else _none}
+def opt(default: Any = None, *, empty: bool = False, key: str | None = None, unless_default: bool = False) -> Any:
+    """A field left out of the JSON when None (or, with `empty`, when empty; with
+    `unless_default`, when it holds its default: `hops` of a direct neighbour)."""
+    omit: Callable[[Any], bool] = _empty if empty else _none
+    if unless_default:
+        omit = lambda value: value is None or value == default  # noqa: E731
+    meta: dict[str, Any] = {_OMIT: omit}
     if key:
         meta[_KEY] = key
     if isinstance(default, (list, dict)):
@@ -118,10 +122,19 @@ class NoteSummary(Result):
 
 @dataclass(frozen=True, slots=True)
 class Neighbour(Result):
-    """A note related to a result (parent, link in, link out), `hops` away from it."""
+    """A note related to a result (parent, link in, link out), `hops` away from it: compact,
+    with no null-valued keys. `{id, title}`, and `hops` only when more than one; a neighbour
+    that is itself one of the results returned is `{id}` only (its summary is there).
+    `get ID` reads any of them."""
 
-    summary: NoteSummary = inline()
-    hops: int = 1
+    id: str
+    title: str | None = opt()
+    hops: int = opt(1, unless_default=True)
+
+    @property
+    def is_result(self) -> bool:
+        """True for a reference to one of the results (id only)."""
+        return self.title is None
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,8 +181,8 @@ class SearchResult(Result):
     search_time_ms: float
     budget_tokens: int | None = opt()
     collapsed_duplicates: int | None = opt()
-    warnings: list[str] = opt([], empty=True)
     requested_mode: str | None = opt()
+    warnings: list[str] = opt([], empty=True)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,7 @@
 """Issue 4, acceptance 3: graph expansion. Parents, links_in and links_out of each result up
-to --graph-depth hops, each a NoteSummary, never a note the ghost cannot see (nor anything
-reached only through one); --no-links-in, --no-links-out and --no-parent honoured."""
+to --graph-depth hops, each a compact `{id, title}` (`hops` when more than one; issue 11),
+never a note the ghost cannot see (nor anything reached only through one); --no-links-in,
+--no-links-out and --no-parent honoured."""
 
 from __future__ import annotations
 
@@ -10,6 +11,14 @@ import pytest
 
 from tests.conftest import Cli
 from tests.integration._vaults import SUMMARY_KEYS, make_vault, note
+
+# title -> path of the vault below (titles are unique in it)
+PATHS = {
+    "Grand": "shared/grand.md", "Root": "shared/root.md", "Hub": "shared/hub.md", "Out one": "shared/out1.md",
+    "Out two": "shared/out2.md", "Deep": "shared/deep.md", "Deeper": "shared/deeper.md",
+    "Alice target": "private/alice/target.md", "Beyond": "shared/beyond.md", "In one": "shared/in1.md",
+    "In two": "shared/in2.md", "Alice linker": "private/alice/linker.md", "Child": "shared/child.md",
+}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +51,8 @@ def _hub(cli: Cli, *args: str, ghost: str | None = None, mode: str = "bm25") -> 
 
 
 def _rel(result: dict[str, Any], name: str) -> list[tuple[str, int]]:
-    return [(n["path"], n["hops"]) for n in result[name]]
+    """(path, hops) of a relation's neighbours (with --limit 1 none of them is a result)."""
+    return [(PATHS[n["title"]], n.get("hops", 1)) for n in result[name]]
 
 
 @pytest.mark.parametrize("mode", ["bm25", "hybrid"])
@@ -57,7 +67,7 @@ def test_depth_one(gcli: Cli, mode: str) -> None:
     assert sorted(_rel(hub, "links_in")) == [("private/alice/linker.md", 1), ("shared/in1.md", 1)]
     for name in ("parents", "links_in", "links_out"):
         for n in hub[name]:
-            assert set(n) >= SUMMARY_KEYS, n
+            assert set(n) == {"id", "title"} and None not in n.values(), n  # hops 1 goes unsaid
     assert set(hub) >= {"summary", "parents", "links_in", "links_out", "tags"}
     assert set(hub["summary"]) >= SUMMARY_KEYS
 
@@ -73,8 +83,11 @@ def test_depth_two_and_three(gcli: Cli) -> None:
     # nearest first
     hops = [h for _, h in _rel(hub, "links_out")]
     assert hops == sorted(hops)
-    deeper = _hub(gcli, "--graph-depth", "3", ghost="alice")
+    deeper = _hub(gcli, "--graph-depth", "3")
     assert ("shared/deeper.md", 3) in _rel(deeper, "links_out")
+    # Alice sees six notes out within three hops: five per relation at most, nearest first.
+    capped = _rel(_hub(gcli, "--graph-depth", "3", ghost="alice"), "links_out")
+    assert len(capped) == 5 and ("shared/deeper.md", 3) not in capped
 
 
 def test_depth_zero_expands_nothing(gcli: Cli) -> None:

@@ -133,7 +133,8 @@ def test_duplicates_and_counts_do_not_reveal_a_hidden_twin(leak: Cli, ghost: str
 def test_neighbours_of_shared_notes_hide_alices_links(leak: Cli, ghost: str | None) -> None:
     data = leak.ok("search", "shared guide", "--mode", "bm25", "--graph-depth", "3", ghost=ghost)
     guide = next(r for r in data["results"] if r["summary"]["path"] == "shared/guide.md")
-    assert [n["path"] for n in guide["links_in"]] == ["shared/facts.md"]
+    facts = leak.ok("get", "shared/facts.md", ghost=ghost)["note"]["id"]
+    assert [n["id"] for n in guide["links_in"]] == [facts]
     doc = leak.ok("get", "Shared guide", ghost=ghost)
     assert [i["path"] for i in doc["links"]["in"]] == ["shared/facts.md"]
     _assert_clean(json.dumps(doc), "get Shared guide")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import sys
 import traceback
 from typing import Any
@@ -102,7 +103,11 @@ class VaultmemGroup(TyperGroup):
         from vaultmem.cli import output
 
         argv = list(sys.argv[1:] if args is None else args)
-        json_mode = "--json" in argv
+        json_mode = (
+            "--json" in argv
+            or "--format=json" in argv
+            or any(pair == ("--format", "json") for pair in itertools.pairwise(argv))
+        )
         try:
             _check_utf8(argv)
             rv = super().main(argv, prog_name or "vaultmem", complete_var, standalone_mode=False, **extra)

@@ -3,17 +3,30 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import Annotated, Any
 
 import typer
 
 from vaultmem.cli.common import GhostOpt, JsonOpt, VaultOpt, json_mode, open_app
 from vaultmem.cli.output import clean, emit, flat, notice, plain, progress_hook, record, safe
-from vaultmem.models import MemoryResult, SearchResult, to_json
+from vaultmem.models import MemoryResult, Neighbour, SearchResult, to_json
+
+FORMATS = ("table", "md", "json")
+RELATIONS = (("parents", "parent"), ("links_out", "links out"), ("links_in", "links in"))
 
 
 def _explain(explain: Any) -> str:
     return json.dumps(to_json(explain), ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def _titles(results: list[MemoryResult]) -> dict[str, str]:
+    """id -> title of the results: a neighbour that is one of them carries only its id."""
+    return {r.summary.id: r.summary.title for r in results}
+
+
+def _title_of(n: Neighbour, titles: dict[str, str]) -> str:
+    return titles.get(n.id, n.id) if n.is_result or n.title is None else n.title
 
 
 def render_memory_results(con: Any, results: list[MemoryResult]) -> None:
@@ -31,6 +44,7 @@ def render_memory_results(con: Any, results: list[MemoryResult]) -> None:
             record(con, *fields)
         return
     table = Table("#", "score", "note", box=None, show_lines=False, padding=(0, 1))
+    titles = _titles(results)
     for i, result in enumerate(results, 1):
         s = result.summary
         cell = Text.assemble(safe(s.title, "bold"), " ", safe(s.path, "dim"))
@@ -38,13 +52,68 @@ def render_memory_results(con: Any, results: list[MemoryResult]) -> None:
             cell.append("\n" + flat(s.snippet))
         related = []
         for near, arrow in ((result.parents, "↑"), (result.links_out, "→"), (result.links_in, "←")):
-            related += [f"{arrow} {clean(n.summary.title, inline=True)}" for n in near]
+            related += [f"{arrow} {clean(_title_of(n, titles), inline=True)}" for n in near]
         if related:
             cell.append("\n" + "  ".join(related[:6]), style="dim")
         if result.explain is not None:
             cell.append("\n" + clean(_explain(result.explain)), style="dim")
         table.add_row(str(i), f"{s.score or 0:.4f}", cell)
     con.print(table)
+
+
+def _link(n: Neighbour, titles: dict[str, str]) -> str:
+    """A neighbour as a wikilink to its title (`get TITLE` reads it), or its id in code
+    when the title would not survive as one (brackets, pipes, backticks, no title)."""
+    title = _title_of(n, titles)
+    hops = f" ({n.hops} hops)" if n.hops > 1 else ""
+    if not title or any(c in title for c in "[]|`#^") or title == n.id:
+        return f"`{clean(n.id, inline=True)}`{hops}"
+    return f"[[{clean(title, inline=True)}]]{hops}"
+
+
+def markdown(results: list[MemoryResult], heading: str | None = None) -> str:
+    """Results as compact markdown for a prompt: per result a heading with its rank and
+    title, a line of path, id and score, tags, the snippet as a quote, then its links.
+
+    Note text is data: every field is one line (`clean(inline=True)`/`flat`), and every
+    line starts with markup of ours, so a note cannot open a heading, list or fence."""
+    titles = _titles(results)
+    lines = [f"# {clean(heading, inline=True)}", ""] if heading else []
+    for i, r in enumerate(results, 1):
+        s = r.summary
+        lines.append(f"## {i}. {clean(s.title, inline=True)}")
+        meta = [f"path: {clean(s.path, inline=True)}", f"id: {clean(s.id, inline=True)}"]
+        if s.score is not None:
+            meta.append(f"score: {s.score:.4f}")
+        if r.tags:
+            meta.append("tags: " + " ".join(f"#{clean(t, inline=True)}" for t in r.tags))
+        lines.append(" · ".join(meta))
+        if s.snippet:
+            lines.append(f"> {flat(s.snippet)}")
+        links = [
+            f"{label}: " + ", ".join(_link(n, titles) for n in getattr(r, name))
+            for name, label in RELATIONS
+            if getattr(r, name)
+        ]
+        if links:
+            lines.append(" · ".join(links))
+        if r.duplicates:
+            lines.append("duplicates: " + ", ".join(clean(d, inline=True) for d in r.duplicates))
+        if r.explain is not None:
+            lines.append(f"explain: {clean(_explain(r.explain), inline=True)}")
+        lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def emit_markdown(data: SearchResult) -> None:
+    """`--format md`: the results as markdown on stdout (a line saying there are none when
+    there are none); the warnings already went to stderr."""
+    if data.results:
+        text = markdown(data.results, f"Search: {data.query}")
+    else:
+        text = f"No results for {clean(data.query, inline=True)!r}.\n"
+    sys.stdout.write(text)
+    sys.stdout.flush()
 
 
 def render_results(con: Any, data: SearchResult) -> None:
@@ -105,6 +174,14 @@ def register(app: typer.Typer) -> None:
             int | None, typer.Option("--budget-tokens", help="Pack results into N tokens (chars/4).")
         ] = None,
         explain: Annotated[bool, typer.Option("--explain", help="Show how each score was made.")] = False,
+        format_: Annotated[
+            str | None,
+            typer.Option(
+                "--format",
+                help="table (for people; records through a pipe) | md (compact markdown for a prompt) | json (= --json).",
+                show_default=False,
+            ),
+        ] = None,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
@@ -117,6 +194,11 @@ def register(app: typer.Typer) -> None:
 
         if mode not in MODES:  # a bad flag value is a usage error (exit 2), as --limit abc is
             raise UsageError(f"invalid value for '--mode': {mode!r} is not one of {', '.join(MODES)}")
+        as_json = json_mode(ctx, json_)
+        if format_ is not None and format_ not in FORMATS:
+            raise UsageError(f"invalid value for '--format': {format_!r} is not one of {', '.join(FORMATS)}")
+        if as_json and format_ not in (None, "json"):
+            raise UsageError(f"--json and --format {format_} do not go together")
 
         req = SearchRequest(
             query=query, mode=mode, limit=limit,
@@ -131,4 +213,7 @@ def register(app: typer.Typer) -> None:
         )  # fmt: skip
         with progress_hook(True) as hook:
             result = do_search(open_app(ctx, vault, ghost, progress=hook), req)
-        emit(result, json_mode(ctx, json_), render_results)
+        if format_ == "md":
+            emit_markdown(result)
+        else:
+            emit(result, as_json or format_ == "json", render_results)

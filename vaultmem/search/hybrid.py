@@ -42,7 +42,7 @@ class SearchOptions:
     include_parent: bool = True
     include_links_in: bool = True
     include_links_out: bool = True
-    neighbour_cap: int = 10
+    neighbour_cap: int = 5  # per relation: an answer an agent can afford (issue 11)
     budget_tokens: int | None = None
     explain: bool = False
     dedupe_threshold: float = 0.85
@@ -115,6 +115,14 @@ def summary_of(rec: NoteRecord, score: float | None = None, snippet: str | None 
     )
 
 
+def neighbour(rec: NoteRecord, hops: int, is_result: bool) -> Neighbour:
+    """A result's neighbour, compact: `{id}` for one of the results, else `{id, title}` and
+    `hops` when more than one."""
+    if is_result:
+        return Neighbour(rec.id or "")
+    return Neighbour(rec.id or "", rec.title or "", hops)
+
+
 Relations = dict[str, list[tuple[str, int]]]  # relation -> [(path, hops)]
 RELATIONS = ("parents", "links_in", "links_out")
 
@@ -139,6 +147,8 @@ class _Search:
         self.lexical_snippets: dict[str, str] = {}
         self.twins = NearDuplicates(opts.dedupe_threshold)
         self.neighbour_records: dict[str, NoteRecord] = {}
+        self.ranked: list[str] = []  # the results' paths in rank order
+        self._returned: dict[int, frozenset[str]] = {}
 
     def run(self) -> SearchResult:
         started = time.perf_counter()
@@ -152,6 +162,7 @@ class _Search:
         scored = apply_trust(fused, {k: r.trust for k, r in records.items()}, self.opts.trust_bias)
         chosen, collapsed = self.choose(scored, records)
         items = [(cand, self.snippet_for(cand), rel) for cand, rel in zip(chosen, self.expand(chosen), strict=True)]
+        self.ranked = [cand.rec.path for cand in chosen]
         packed = pack(items, self.render, self.opts.budget_tokens)
         warnings = []
         if self.opts.budget_tokens is not None and packed.dropped:
@@ -260,15 +271,22 @@ class _Search:
                 return best_passage(chunks[cand.dense.chunk].text, self.terms, self.analyzer)
         return best_passage(cand.body, self.terms, self.analyzer)
 
-    def render(self, item: tuple[_Candidate, str, Relations], snip: int | None, cap: int | None) -> MemoryResult:
+    def render(
+        self, item: tuple[_Candidate, str, Relations], snip: int | None, cap: int | None, returned: int
+    ) -> MemoryResult:
         """A result at a leanness the budget packer asks for: snippet cut to `snip`
-        characters, at most `cap` neighbours per relation (None: as produced)."""
+        characters at a sentence or word boundary, at most `cap` neighbours per relation
+        (None: as produced). A neighbour that is one of the first `returned` results is
+        referred to by its id alone."""
         cand, snippet, rel = item
-        text = snippet if snip is None else shorten(snippet, snip) if snip > 0 else ""
+        text = snippet if snip is None else shorten(snippet, snip, sentences=True) if snip > 0 else ""
+        results = self._returned.get(returned)
+        if results is None:
+            results = self._returned[returned] = frozenset(self.ranked[:returned])
 
         def near(name: str) -> list[Neighbour]:
             pairs = rel[name] if cap is None else rel[name][:cap]
-            return [Neighbour(summary_of(self.neighbour_records[p]), hops) for p, hops in pairs]
+            return [neighbour(self.neighbour_records[p], hops, p in results) for p, hops in pairs]
 
         return MemoryResult(
             summary=summary_of(cand.rec, round(cand.scored.score, 6), text or None),

@@ -37,17 +37,30 @@ TermMap = Callable[[Iterable[str]], Mapping[str, str]]
 SNIPPET_CHARS = 240
 
 
-def shorten(text: str, limit: int) -> str:
-    """Cut at a word boundary, marking the cut with an ellipsis."""
+_SENTENCE_END_RE = re.compile(r"[.!?][)\]\"'”’»]*(?=\s|$)")
+_CUT_TRAIL = " ,;:-–—(\t\n"
+_WORD_END = ",;:.!?)]}…"  # what may follow a whole word
+
+
+def shorten(text: str, limit: int, sentences: bool = False) -> str:
+    """At most `limit` characters of `text`, cut at a word boundary and marked with an
+    ellipsis. With `sentences`, a sentence end in the second half of the limit is
+    preferred, and the text then ends there, unmarked. A single word longer than the
+    limit (a URL) is the only thing cut inside a word."""
     if len(text) <= limit:
         return text
     if limit <= 1:
         return ""
+    if sentences:
+        ends = [m.end() for m in _SENTENCE_END_RE.finditer(text, 0, limit + 1) if m.end() <= limit]
+        if ends and ends[-1] > limit // 2:
+            return text[: ends[-1]]
     cut = text[: limit - 1]
-    space = cut.rfind(" ")
-    if space > limit // 2:
-        cut = cut[:space]
-    return cut.rstrip(" ,;:") + "…"
+    if not (text[limit - 1].isspace() or text[limit - 1] in _WORD_END):  # inside a word
+        space = max(cut.rfind(" "), cut.rfind("\n"), cut.rfind("\t"))
+        if space > 0:
+            cut = cut[:space]
+    return cut.rstrip(_CUT_TRAIL) + "…"
 
 
 def _markup(m: re.Match[str]) -> str:
