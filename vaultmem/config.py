@@ -45,6 +45,11 @@ class SearchDefaults:
     rrf_k: int = 60
     graph_depth: int = 1
     trust_bias: float = 0.2
+    # `relevance` (calibrated, with a default cut) or `rrf`: see vaultmem/search/fusion.py
+    fusion: str = "relevance"
+    # results below this relevance are left out (an off-topic question returns nothing);
+    # None: the cut fitted with the calibration (search/fusion.py DEFAULT_MIN_SCORE)
+    min_score: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,8 +166,19 @@ def parse_config(data: Mapping[str, Any]) -> VaultConfig:
     search_data = _table(data, "search", warnings)
     defaults = SearchDefaults()
     search_kwargs: dict[str, Any] = {}
+    fusion = search_data.get("fusion", defaults.fusion)
+    if fusion in ("relevance", "rrf"):
+        search_kwargs["fusion"] = fusion
+    else:
+        warnings.append(f"search.fusion: expected 'relevance' or 'rrf', got {fusion!r}; ignored")
+    if "min_score" in search_data:
+        value = _search_value("min_score", search_data["min_score"], 0.0, warnings)
+        if value is not None and 0.0 <= value <= 1.0:
+            search_kwargs["min_score"] = float(value)
+        elif value is not None:
+            warnings.append(f"search.min_score: expected a number in [0, 1], got {value!r}; ignored")
     for key in SearchDefaults.__dataclass_fields__:
-        if key in search_data:
+        if key in search_data and key not in ("fusion", "min_score"):
             value = _search_value(key, search_data[key], getattr(defaults, key), warnings)
             if value is not None:
                 search_kwargs[key] = value

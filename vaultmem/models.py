@@ -150,8 +150,9 @@ class Explain(Result):
 
     bm25: RankPart | None
     vector: RankPart | None
-    rrf: dict[str, float]
-    rrf_total: float
+    # relevance fusion: cos, bm25 (saturated), logit; rrf: each ranking's w / (k + rank)
+    parts: dict[str, float]
+    fused: float  # relevance (or the RRF sum) before the trust factor
     trust_factor: float
     final: float
 

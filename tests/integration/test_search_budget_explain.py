@@ -106,51 +106,50 @@ def test_a_budget_too_small_for_one_result(bcli_budget: Cli) -> None:
 
 @pytest.mark.parametrize("mode", ["hybrid", "bm25", "vector"])
 def test_explain_fields_and_arithmetic(bcli_budget: Cli, mode: str) -> None:
+    """The score's parts (search/fusion.py): cosine of the best chunk, saturated BM25, the
+    logit of the mode's formula, the relevance σ(logit), the trust factor, the final score."""
+    from vaultmem.search.fusion import calibration_for
+
+    cal = calibration_for(mode != "vector", mode != "bm25")
     data = _search(bcli_budget, "--explain", "--mode", mode)
     finals = []
     for r in data["results"]:
         ex = r["explain"]
-        assert {"bm25", "vector", "rrf", "rrf_total", "trust_factor", "final"} <= set(ex)
-        contributions = ex["rrf"]
+        assert {"bm25", "vector", "parts", "fused", "trust_factor", "final"} <= set(ex)
+        parts = ex["parts"]
+        assert set(parts) == {"cos", "bm25", "logit"}
         if mode in ("hybrid", "bm25"):
             assert set(ex["bm25"]) >= {"rank", "score"} and ex["bm25"]["rank"] >= 1
-            assert contributions["bm25"] == pytest.approx(1.0 / (60 + ex["bm25"]["rank"]), abs=1e-6)
+            s = ex["bm25"]["score"]
+            assert parts["bm25"] == pytest.approx(s / (s + cal.sat), abs=1e-4)
         if mode in ("hybrid", "vector"):
             assert set(ex["vector"]) >= {"rank", "distance"} and 0.0 <= ex["vector"]["distance"] <= 2.0
-            assert contributions["vector"] == pytest.approx(1.0 / (60 + ex["vector"]["rank"]), abs=1e-6)
+            assert parts["cos"] == pytest.approx(1 - ex["vector"]["distance"], abs=1e-4)
         if mode == "bm25":
-            assert ex["vector"] is None and set(contributions) == {"bm25"}
+            assert ex["vector"] is None
         if mode == "vector":
-            assert ex["bm25"] is None and set(contributions) == {"vector"}
-        assert ex["rrf_total"] == pytest.approx(sum(contributions.values()), abs=1e-5)
+            assert ex["bm25"] is None and parts["bm25"] == 0.0
+        assert parts["logit"] == pytest.approx(cal.a * parts["cos"] + cal.b * parts["bm25"] + cal.c, abs=1e-4)
+        assert ex["fused"] == pytest.approx(1 / (1 + math.exp(-parts["logit"])), abs=1e-5)
         trust = r["summary"]["trust_score"]
         assert ex["trust_factor"] == pytest.approx(1 + 0.2 * ((0.5 if trust is None else trust) - 0.5), abs=1e-4)
-        assert ex["final"] == pytest.approx(ex["rrf_total"] * ex["trust_factor"], rel=1e-3)
+        assert ex["final"] == pytest.approx(min(1.0, ex["fused"] * ex["trust_factor"]), rel=1e-3, abs=1e-5)
         assert ex["final"] == pytest.approx(r["summary"]["score"], abs=1e-6)
+        assert 0.0 <= ex["final"] <= 1.0
         finals.append(ex["final"])
     assert finals == sorted(finals, reverse=True)
 
 
-def test_explain_follows_weights_and_k(bcli_budget: Cli) -> None:
-    data = _search(
-        bcli_budget,
-        "--explain",
-        "--bm25-weight",
-        "2",
-        "--embedding-weight",
-        "0.5",
-        "--rrf-k",
-        "10",
-        "--trust-bias",
-        "0",
-    )
+def test_explain_follows_weights(bcli_budget: Cli) -> None:
+    """--bm25-weight and --embedding-weight scale each side of the logit."""
+    from vaultmem.search.fusion import HYBRID
+
+    data = _search(bcli_budget, "--explain", "--bm25-weight", "2", "--embedding-weight", "0.5", "--trust-bias", "0")
     for r in data["results"]:
-        ex = r["explain"]
-        if ex["bm25"]:
-            assert ex["rrf"]["bm25"] == pytest.approx(2.0 / (10 + ex["bm25"]["rank"]), abs=1e-6)
-        if ex["vector"]:
-            assert ex["rrf"]["vector"] == pytest.approx(0.5 / (10 + ex["vector"]["rank"]), abs=1e-6)
-        assert ex["trust_factor"] == 1.0
+        parts = r["explain"]["parts"]
+        expected = HYBRID.a * 0.5 * parts["cos"] + HYBRID.b * 2 * parts["bm25"] + HYBRID.c
+        assert parts["logit"] == pytest.approx(expected, abs=1e-4)
+        assert r["explain"]["trust_factor"] == 1.0
 
 
 def test_human_output_shows_results_and_budget(bcli_budget: Cli) -> None:

@@ -81,7 +81,8 @@ def qcli(tmp_path_factory: pytest.TempPathFactory, real_model_available: None) -
 
 
 def _top(cli: Cli, query: str, mode: str, *args: str) -> str | None:
-    got = paths_of(cli.ok("search", query, "--mode", mode, "--limit", "5", *args))
+    """The best result, ranking only: the default relevance cut is tested on its own below."""
+    got = paths_of(cli.ok("search", query, "--mode", mode, "--limit", "5", "--min-score", "0", *args))
     return got[0] if got else None
 
 
@@ -109,7 +110,7 @@ def test_exact_identifiers_are_found_lexically(qcli: Cli) -> None:
 
 
 def test_a_dense_only_hit_has_a_snippet_from_its_note(qcli: Cli) -> None:
-    data = qcli.ok("search", "mending a leaky bicycle wheel", "--explain")
+    data = qcli.ok("search", "mending a leaky bicycle wheel", "--explain", "--min-score", "0")
     top = data["results"][0]
     assert top["summary"]["path"] == "shared/bike.md"
     assert top["explain"]["bm25"] is None and top["explain"]["vector"]["rank"] == 1
@@ -120,16 +121,50 @@ def test_filters_apply_to_real_vectors(qcli: Cli) -> None:
     # the best answer is filtered out; only notes with the tag remain, still ranked by meaning
     got = paths_of(
         qcli.ok(
-            "search", "getting rid of chalky deposits inside an electric jug", "--mode", "vector", "--tag", "outdoors"
+            "search",
+            "getting rid of chalky deposits inside an electric jug",
+            "--mode",
+            "vector",
+            "--tag",
+            "outdoors",
+            "--min-score",
+            "0",
         )
     )
     assert set(got) == {"shared/bike.md", "shared/knots.md"}
     got = paths_of(
         qcli.ok(
-            "search", "keeping wild yeast alive for baking bread", "--mode", "vector", "--tag", "home", "--tag", "food"
+            "search",
+            "keeping wild yeast alive for baking bread",
+            "--mode",
+            "vector",
+            "--tag",
+            "home",
+            "--tag",
+            "food",
+            "--min-score",
+            "0",
         )
     )
     assert got == ["shared/sourdough.md"]
+
+
+OFF_TOPIC = ["who won the football world cup in 1998", "a recipe for banana bread", "the capital of Mongolia"]
+
+
+def test_the_relevance_cut_leaves_off_topic_questions_empty(qcli: Cli) -> None:
+    """The relevance score means the same across queries: the recommended cut
+    (--min-score 0.01) leaves out what does not match, so an off-topic question returns no
+    results rather than the least bad notes; without it they come back with low scores."""
+    from vaultmem.search.fusion import RECOMMENDED_MIN_SCORE as CUT
+
+    for query in OFF_TOPIC:
+        assert qcli.ok("search", query, "--min-score", str(CUT))["results"] == [], query
+        kept = qcli.ok("search", query)["results"]
+        assert kept and all(0.0 <= r["summary"]["score"] < CUT for r in kept)
+    for query, want in PARAPHRASES[:2]:
+        data = qcli.ok("search", query)
+        assert paths_of(data)[:1] == [want] and all(0.0 <= r["summary"]["score"] <= 1.0 for r in data["results"])
 
 
 def test_reference_search_with_real_vectors(model_vault: Path) -> None:

@@ -581,4 +581,20 @@ def test_hybrid_search_same_through_the_watcher_with_the_real_model(
     assert w.terminate() == 0
     assert_clean_log(vault)
     (vault / "shared" / "new.md").unlink()
-    assert [_without_timings(ok(vault, *c)) for c in calls] == through
+    after = [_without_timings(ok(vault, *c)) for c in calls]
+    # Relevance is a smooth function of BM25 statistics and of the query's embedding: the
+    # note added and deleted meanwhile leaves Whoosh's statistics a little different until
+    # its segments merge, and the warm watcher and a cold process may embed through
+    # different runtimes. Same results, same order, same everything else; scores close.
+    assert _without_scores(after) == _without_scores(through)
+    for a, b in zip(after, through, strict=True):
+        for x, y in zip(a["results"], b["results"], strict=True):
+            assert x["summary"]["score"] == pytest.approx(y["summary"]["score"], rel=0.1)
+
+
+def _without_scores(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_scores(v) for k, v in value.items() if k not in ("score", "tokens_used")}
+    if isinstance(value, list):
+        return [_without_scores(v) for v in value]
+    return value

@@ -77,6 +77,83 @@ def test_mrr_at_k(ranked: list[str], relevant: set[str], k: int, expected: float
     assert ev.mrr_at_k(ranked, relevant, k) == pytest.approx(expected)
 
 
+@pytest.mark.parametrize(
+    ("ranked", "relevant", "k", "expected"),
+    [
+        (["c", "a", "d"], {"a", "b"}, 5, 1.0),  # one of two relevant pages is enough
+        (["c", "d", "e", "f", "g", "a"], {"a"}, 5, 0.0),  # rank 6 is past the cutoff
+        (["a", "b"], {"a", "b"}, 5, 1.0),  # two hits still count once
+        ([], {"a"}, 5, 0.0),
+        (["a"], set(), 5, 0.0),
+    ],
+)
+def test_hit_at_k(ranked: list[str], relevant: set[str], k: int, expected: float) -> None:
+    assert ev.hit_at_k(ranked, relevant, k) == expected
+
+
+@pytest.mark.parametrize(
+    ("ranked", "qrels", "measure", "expected"),
+    [
+        # graded: recall@5 is the share of judged docs (any gain >= 1) in the top 5
+        (["a", "x", "c"], QRELS, "graded", {"ndcg@10": (3 + 2 / 2) / IDEAL, "recall@5": 2 / 3, "mrr@10": 1.0}),
+        (["x", "d"], QRELS, "graded", {"ndcg@10": (1 / math.log2(3)) / IDEAL, "recall@5": 1 / 3, "mrr@10": 0.5}),
+        # known-item: any relevant page in the top 5 is a full hit
+        (["x", "b"], {"a": 1, "b": 1}, "known-item", {"recall@5": 1.0, "mrr@10": 0.5}),
+        (["x", "b"], {"a": 1, "b": 1}, "answer", {"recall@5": 0.5, "mrr@10": 0.5}),
+        (["x"], {"a": 1}, "answer", {"recall@5": 0.0, "mrr@10": 0.0}),
+        (["a"], {"a": 0}, "known-item", {"recall@5": 0.0, "mrr@10": 0.0}),  # gain 0 is not relevant
+    ],
+)
+def test_query_metrics(ranked: list[str], qrels: dict[str, int], measure: str, expected: dict[str, float]) -> None:
+    got = ev.query_metrics(ranked, qrels, measure)
+    assert got.keys() == expected.keys()
+    assert got == pytest.approx(expected)
+
+
+def test_score_task_splits_tune_test_and_all() -> None:
+    task = ev.Task(
+        name="t",
+        doc_ids=["a", "b"],
+        texts=["", ""],
+        queries=["q1", "q2", "q3"],
+        query_ids=["1", "2", "3"],
+        qrels={"1": {"a": 1}, "2": {"b": 1}, "3": {"a": 1, "b": 1}},
+        splits={"1": "tune", "2": "test", "3": "test"},
+        measure="known-item",
+    )
+    scores = ev.score_task(task, [["a"], ["a", "b"], ["x"] * 5 + ["b"]])
+    assert scores == pytest.approx(
+        {
+            "recall@5/tune": 1.0,
+            "mrr@10/tune": 1.0,
+            "recall@5/test": 0.5,
+            "mrr@10/test": (0.5 + 1 / 6) / 2,
+            "recall@5/all": 2 / 3,
+            "mrr@10/all": (1 + 0.5 + 1 / 6) / 3,
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("counts", "expected"),
+    [([0, 0, 3, 10], 0.5), ([], 0.0), ([0], 1.0), ([1, 2], 0.0)],
+)
+def test_empty_share(counts: list[int], expected: float) -> None:
+    assert ev.empty_share(counts) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ({"a": 1}, len('{"a":1}') / 4),  # compact separators, as the CLI prints through a pipe
+        ({"q": "é", "r": [1, 2]}, len('{"q":"é","r":[1,2]}') / 4),  # characters, not escapes
+        ({}, 0.5),
+    ],
+)
+def test_answer_tokens(answer: dict[str, object], expected: float) -> None:
+    assert ev.answer_tokens(answer) == pytest.approx(expected)
+
+
 def test_mean_of_nothing_is_zero() -> None:
     assert ev.mean([]) == 0.0
     assert ev.mean([0.5, 1.0]) == pytest.approx(0.75)

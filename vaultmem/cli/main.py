@@ -44,7 +44,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "capture": ("inbox", "Store raw text in the inbox for later curation (memory_capture)."),
     "inbox": ("inbox", "Curate captures into structured notes."),
     "write": ("inbox", "Ingest tool `memory_writes` (episodic, semantic, conversation) as notes."),
-    "search": ("search", "Hybrid search (BM25 + vectors, RRF) with graph expansion (memory_search)."),
+    "search": (
+        "search",
+        "Hybrid search (BM25 + vectors, fused into a calibrated relevance) with graph expansion (memory_search).",
+    ),
     "query": ("query", "Grep-style search over the note files; needs no index (QueryMemory)."),
     "reference": ("query", "Search the files that topic notes list (docs, source code)."),
     "index": ("indexing", "Reconcile the vault into Whoosh, Chroma and the link graph."),

@@ -174,6 +174,10 @@ def register(app: typer.Typer) -> None:
             int | None, typer.Option("--budget-tokens", help="Pack results into N tokens (chars/4).")
         ] = None,
         explain: Annotated[bool, typer.Option("--explain", help="Show how each score was made.")] = False,
+        min_score: Annotated[
+            float | None,
+            typer.Option("--min-score", help="Leave out results scoring below this relevance in [0, 1] (0: keep all)."),
+        ] = None,
         format_: Annotated[
             str | None,
             typer.Option(
@@ -186,7 +190,7 @@ def register(app: typer.Typer) -> None:
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
     ) -> None:
-        """Hybrid search (BM25 + vectors, RRF) with graph expansion (memory_search)."""
+        """Hybrid search (BM25 + vectors, fused into a calibrated relevance) with graph expansion (memory_search)."""
         from vaultmem.errors import UsageError
         from vaultmem.search.hybrid import MODES
         from vaultmem.services.search import FilterSpec, SearchRequest
@@ -209,7 +213,7 @@ def register(app: typer.Typer) -> None:
             ),
             bm25_weight=bm25_weight, embedding_weight=embedding_weight, rrf_k=rrf_k, trust_bias=trust_bias,
             graph_depth=graph_depth, include_parent=not no_parent, include_links_in=not no_links_in,
-            include_links_out=not no_links_out, budget_tokens=budget_tokens, explain=explain,
+            include_links_out=not no_links_out, budget_tokens=budget_tokens, explain=explain, min_score=min_score,
         )  # fmt: skip
         with progress_hook(True) as hook:
             result = do_search(open_app(ctx, vault, ghost, progress=hook), req)

@@ -22,7 +22,7 @@ from vaultmem.index.statedb import NoteRecord, StateDB
 from vaultmem.index.vectors import DenseHit, Nearest, NoteLookup, VectorIndex
 from vaultmem.models import Explain, MemoryResult, Neighbour, NoteSummary, RankPart, SearchResult
 from vaultmem.search.budget import ESTIMATE, pack
-from vaultmem.search.fusion import Scored, apply_trust, rrf
+from vaultmem.search.fusion import Fused, Scored, apply_trust, calibration_for, relevance_fusion, rrf
 from vaultmem.search.text import SNIPPET_CHARS, NearDuplicates, best_passage, shorten
 
 MODES = ("hybrid", "bm25", "vector")
@@ -46,6 +46,11 @@ class SearchOptions:
     budget_tokens: int | None = None
     explain: bool = False
     dedupe_threshold: float = 0.85
+    fusion: str = "relevance"  # or "rrf" (search/fusion.py)
+    min_score: float | None = None  # results scoring below are left out; None: the formula's default cut
+    # The relevance formula was fitted to all-MiniLM-L6-v2's similarities: with another
+    # embedder it still ranks, but its scores are not probabilities, so no default cut.
+    calibrated: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,19 +152,21 @@ class _Search:
         self.lexical_snippets: dict[str, str] = {}
         self.twins = NearDuplicates(opts.dedupe_threshold)
         self.neighbour_records: dict[str, NoteRecord] = {}
+        self.min_score = 0.0
         self.ranked: list[str] = []  # the results' paths in rank order
         self._returned: dict[int, frozenset[str]] = {}
 
     def run(self) -> SearchResult:
         started = time.perf_counter()
         self.retrieve()
-        weights = {"bm25": self.opts.bm25_weight, "vector": self.opts.embedding_weight}
-        fused = rrf(self.rankings, weights, self.opts.rrf_k)
+        fused = self.fuse()
         records = self.parts.db.by_paths(f.key for f in fused)
         # Belt and braces: the retrievers already filtered by access; a row that changed
         # since (or anything unexpected) is dropped here rather than shown.
         fused = [f for f in fused if f.key in records and self._shown(records[f.key])]
-        scored = apply_trust(fused, {k: r.trust for k, r in records.items()}, self.opts.trust_bias)
+        cap = 1.0 if self.opts.fusion == "relevance" else None
+        scored = apply_trust(fused, {k: r.trust for k, r in records.items()}, self.opts.trust_bias, cap)
+        scored = [s for s in scored if s.score >= self.min_score]
         chosen, collapsed = self.choose(scored, records)
         items = [(cand, self.snippet_for(cand), rel) for cand, rel in zip(chosen, self.expand(chosen), strict=True)]
         self.ranked = [cand.rec.path for cand in chosen]
@@ -179,6 +186,20 @@ class _Search:
             collapsed_duplicates=collapsed or None,
             warnings=warnings,
         )
+
+    def fuse(self) -> list[Fused]:
+        """The candidates fused (search/fusion.py); sets the cut that applies to them."""
+        weights = {"bm25": self.opts.bm25_weight, "vector": self.opts.embedding_weight}
+        if self.opts.fusion == "rrf":
+            self.min_score = self.opts.min_score or 0.0
+            return rrf(self.rankings, weights, self.opts.rrf_k)
+        lexical = {p: float(h.score) for p, h in self.lexical.items()}
+        dense = {p: h.distance for p, h in self.dense.items()}
+        # Which formula: the retrievers asked for, not which happened to return something.
+        calibration = calibration_for(self.opts.mode != "vector", self.opts.mode != "bm25")
+        default = calibration.cut if self.opts.calibrated or self.opts.mode == "bm25" else 0.0
+        self.min_score = default if self.opts.min_score is None else self.opts.min_score
+        return relevance_fusion(lexical, dense, calibration, weights)
 
     def _shown(self, rec: NoteRecord) -> bool:
         return rec.status == "note" and self.parts.visible(rec)
@@ -306,8 +327,8 @@ def _explain(cand: _Candidate) -> Explain:
     return Explain(
         bm25=RankPart(lex.rank, score=round(lex.score, 4)) if lex is not None else None,
         vector=RankPart(dense.rank, distance=round(dense.distance, 4)) if dense is not None else None,
-        rrf={name: round(value, 6) for name, value in s.contributions.items()},
-        rrf_total=round(s.rrf, 6),
+        parts={name: round(value, 6) for name, value in s.contributions.items()},
+        fused=round(s.rrf, 6),
         trust_factor=round(s.trust_factor, 4),
         final=round(s.score, 6),
     )

@@ -7,11 +7,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from vaultmem import clock
+from vaultmem.config import SearchDefaults
 from vaultmem.errors import InvalidInput
 from vaultmem.index.documents import Filters
 from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import SearchResult
 from vaultmem.search.filters import parse_date_bound, scopes_for, types_for
+from vaultmem.search.fusion import CALIBRATED_MODEL
 from vaultmem.search.hybrid import MODES, Dense, Retrievers, SearchOptions, run_search
 from vaultmem.services.app import App
 from vaultmem.services.lookup import location_of
@@ -57,6 +59,7 @@ class SearchRequest:
     include_links_out: bool = True
     budget_tokens: int | None = None
     explain: bool = False
+    min_score: float | None = None  # None: the vault's default cut (0 with rrf fusion)
 
 
 def _unit(name: str, value: float | None) -> float | None:
@@ -116,7 +119,18 @@ def options_for(app: App, req: SearchRequest) -> SearchOptions:
         include_links_out=req.include_links_out,
         budget_tokens=req.budget_tokens,
         explain=req.explain,
+        fusion=d.fusion,
+        min_score=_min_score(req.min_score, d),
     )
+
+
+def _min_score(given: float | None, d: SearchDefaults) -> float | None:
+    """`--min-score`, else the vault's `[search] min_score`, else None: the cut fitted with
+    the formula that ranks (search/fusion.py; none for RRF or BM25 alone)."""
+    if given is not None:
+        _unit("min-score", given)
+        return float(given)
+    return d.min_score
 
 
 def refresh(app: App) -> None:
@@ -172,8 +186,9 @@ def search(app: App, req: SearchRequest, fresh: bool = False) -> SearchResult:
     filters = build_filters(app, req.filters)
     warnings: list[str] = []
     parts, mode = retrievers(app, opts.mode, warnings)
-    if mode != opts.mode:
-        opts = SearchOptions(**{**{f: getattr(opts, f) for f in SearchOptions.__dataclass_fields__}, "mode": mode})
+    calibrated = CALIBRATED_MODEL in (app.indexes.embedding_choice().model or "") if parts.dense else True
+    if mode != opts.mode or not calibrated:
+        opts = replace(opts, mode=mode, calibrated=calibrated)
     result = run_search(parts, query, filters, opts)
     for w in warnings:
         app.notice(f"warning: {w}")

@@ -1,0 +1,415 @@
+"""Choose the fusion method, its defaults and the relevance cut on TUNE splits only (issue 11).
+
+    scripts/fusion_tune.py dump --corpora ../shared/corpora --work bench-work/fusion
+    scripts/fusion_tune.py tune --work bench-work/fusion
+
+`dump` builds the three evaluation vaults (Cranfield, Obsidian Help, English tldr pages),
+indexes them with the real model, and records for every question of every set (tune, test
+and off-topic) each single retriever's candidates with their raw scores: BM25 (rank, score)
+and dense (rank, cosine distance of the note's best chunk), through `search --explain` in
+`bm25` and `vector` mode. `tune` replays fusion methods over those candidates offline and
+prints their figures on the tune splits; test splits and off-topic sets are only reported,
+never used to choose.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import tarfile
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import eval as ev
+from _corpora import load_cranfield, load_vault_notes
+
+DATA = Path(__file__).resolve().parent / "eval_data"
+DEPTH = 60
+SHOW = {"rrf k=60 wv=1.0", "cc a=0.5 sat=20.0", "rrf k=10 wv=1.5", "rrf k=20 wv=1.5"}
+
+
+# --- the evaluation sets ------------------------------------------------------------------------
+
+
+def tldr_files(corpora: Path) -> dict[str, str]:
+    spec = json.loads((DATA / "tldr_queries.json").read_text())["vault"]
+    out: dict[str, str] = {}
+    with tarfile.open(corpora / "tldr-pages.tar.gz") as tar:
+        for member in tar:
+            parts = member.name.split("/")
+            if member.isfile() and len(parts) == 4 and parts[:2] == ["tldr", "pages"] and parts[3].endswith(".md"):
+                fh = tar.extractfile(member)
+                if fh is not None:
+                    out[spec["vault_path"].format(platform=parts[2], name=parts[3][:-3])] = fh.read().decode("utf-8")
+    return out
+
+
+def sets(corpora: Path) -> dict[str, dict[str, Any]]:
+    """name -> {files, questions: [{id, query, relevant: {path: gain}, split}]}"""
+    cran = load_cranfield(corpora / "cranfield")
+    split = json.loads((DATA / "cranfield_split.json").read_text())["split"]
+    which = {qid: name for name in ("tune", "test") for qid in split[name]}
+    cran_qs = [
+        {
+            "id": q.id,
+            "query": q.text,
+            "relevant": {f"shared/cran-{int(d):04d}.md": g for d, g in cran.qrels.get(q.id, {}).items()},
+            "split": which[q.id],
+        }
+        for q in cran.queries
+    ]
+    notes = load_vault_notes(corpora / "obsidian-help-en")
+    obs_qs = [
+        {"id": q["id"], "query": q["question"], "relevant": {f"shared/{q['answer']}": 1}, "split": q["split"]}
+        for q in json.loads(ev.QUESTIONS.read_text())
+    ]
+    tldr_qs = [
+        {"id": q["id"], "query": q["query"], "relevant": dict.fromkeys(q["relevant"], 1), "split": q["split"]}
+        for q in json.loads((DATA / "tldr_queries.json").read_text())["questions"]
+    ]
+
+    def offtopic(name: str) -> list[dict[str, Any]]:
+        data = json.loads((DATA / f"offtopic_{name}.json").read_text())
+        return [{"id": q["id"], "query": q["question"], "relevant": {}, "split": "offtopic"} for q in data["questions"]]
+
+    return {
+        "cranfield": {"files": ev.cranfield_vault_files(cran), "questions": cran_qs + offtopic("cranfield")},
+        "obsidian": {"files": ev.obsidian_vault_files(notes), "questions": obs_qs + offtopic("obsidian")},
+        "tldr": {"files": tldr_files(corpora), "questions": tldr_qs + offtopic("tldr")},
+    }
+
+
+# --- dump -------------------------------------------------------------------------------------
+
+
+def dump(corpora: Path, work: Path, only: Sequence[str]) -> None:
+    from vaultmem.services.app import App
+    from vaultmem.services.search import SearchRequest, search
+
+    for name, data in sets(corpora).items():
+        if only and name not in only:
+            continue
+        vault = work / name
+        print(f"[fusion] {name}: {len(data['files'])} notes, {len(data['questions'])} questions", flush=True)
+        print(f"[fusion] index: {ev.build_and_index(vault, data['files'])}", flush=True)
+        app = App.open(vault, None)
+        out = []
+        for i, q in enumerate(data["questions"]):
+            row: dict[str, Any] = {**q, "bm25": [], "vector": []}
+            for mode in ("bm25", "vector"):
+                req = SearchRequest(
+                    query=q["query"], mode=mode, limit=DEPTH, graph_depth=0, explain=True, min_score=0.0
+                )
+                result = search(app, req, fresh=i > 0 or mode == "vector")
+                for r in result.results:
+                    part = getattr(r.explain, mode)
+                    value = part.score if mode == "bm25" else part.distance
+                    row[mode].append([r.summary.path, value, r.summary.trust_score])
+            out.append(row)
+        app.close()
+        (work / f"{name}.json").write_text(json.dumps(out))
+
+
+# --- tune -------------------------------------------------------------------------------------
+
+Fuse = Callable[[dict[str, Any]], list[tuple[str, float]]]
+
+
+def rrf(k: float, w_bm25: float, w_vec: float) -> Fuse:
+    def fuse(row: dict[str, Any]) -> list[tuple[str, float]]:
+        scores: dict[str, float] = {}
+        for name, w in (("bm25", w_bm25), ("vector", w_vec)):
+            for rank, (path, _, _) in enumerate(row[name], 1):
+                scores[path] = scores.get(path, 0.0) + w / (k + rank)
+        return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+
+    return fuse
+
+
+def convex(alpha: float, sat: float) -> Fuse:
+    """alpha × cosine similarity + (1 − alpha) × BM25 saturated as s / (s + sat)."""
+
+    def fuse(row: dict[str, Any]) -> list[tuple[str, float]]:
+        cos = {p: 1.0 - d for p, d, _ in row["vector"]}
+        bm = {p: s / (s + sat) for p, s, _ in row["bm25"]}
+        floor_cos = min(cos.values(), default=0.0)
+        scores = {p: alpha * cos.get(p, floor_cos) + (1 - alpha) * bm.get(p, 0.0) for p in {*cos, *bm}}
+        return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+
+    return fuse
+
+
+def metrics(rows: Sequence[dict[str, Any]], fuse: Fuse, graded: bool) -> dict[str, float]:
+    r5 = mrr = ndcg = 0.0
+    for row in rows:
+        ranked = [p for p, _ in fuse(row)]
+        rel = row["relevant"]
+        hit = [p in rel for p in ranked[:10]]
+        r5 += 1.0 if any(hit[:5]) else 0.0  # known-item: any relevant page in the top 5
+        mrr += next((1.0 / (i + 1) for i, h in enumerate(hit) if h), 0.0)
+        if graded:
+            ndcg += ev.ndcg_at_k(ranked, {p: float(g) for p, g in rel.items()}, 10)
+    n = max(len(rows), 1)
+    return {"r5": r5 / n, "mrr": mrr / n, "ndcg": ndcg / n}
+
+
+def features(row: dict[str, Any], sat: float) -> dict[str, tuple[float, float]]:
+    """path -> (cosine similarity of the best chunk, BM25 saturated as s / (s + sat)) for
+    every candidate; a note the dense side did not return gets the lowest similarity it did
+    return (it is at most that near), one BM25 did not return gets 0."""
+    cos = {p: 1.0 - d for p, d, _ in row["vector"]}
+    floor = min(cos.values(), default=0.0)
+    bm = {p: s / (s + sat) for p, s, _ in row["bm25"]}
+    return {p: (cos.get(p, floor), bm.get(p, 0.0)) for p in {*cos, *bm}}
+
+
+def fit_logistic(rows: Sequence[dict[str, Any]], sat: float, iters: int = 300) -> tuple[float, float, float]:
+    """(a, b, c) of P(relevant) = σ(a·cos + b·bm25sat + c), fitted by Newton's method on the
+    candidates of `rows` (positives: judged relevant), classes weighted to balance."""
+    import numpy as np
+
+    xs, ys = [], []
+    for row in rows:
+        for p, (c, b) in features(row, sat).items():
+            xs.append((c, b, 1.0))
+            ys.append(1.0 if p in row["relevant"] else 0.0)
+    x = np.asarray(xs)
+    y = np.asarray(ys)
+    w = np.where(y > 0, 0.5 / max(y.sum(), 1), 0.5 / max((1 - y).sum(), 1))
+    theta = np.zeros(3)
+    for _ in range(iters):
+        prob = 1 / (1 + np.exp(-(x @ theta)))
+        grad = x.T @ (w * (prob - y)) + 1e-4 * theta
+        hess = (x * (w * prob * (1 - prob))[:, None]).T @ x + 1e-4 * np.eye(3)
+        step = np.linalg.solve(hess, grad)
+        theta -= step
+        if np.abs(step).max() < 1e-9:
+            break
+    return float(theta[0]), float(theta[1]), float(theta[2])
+
+
+def fit_scale(rows: Sequence[dict[str, Any]], sat: float, alpha: float, iters: int = 200) -> tuple[float, float]:
+    """(s, c) of P(relevant) = σ(s·z + c), z = alpha·cos + (1 − alpha)·bm25sat, fitted by
+    Newton's method on every candidate of `rows` (unweighted: a probability)."""
+    import numpy as np
+
+    zs, ys = [], []
+    for row in rows:
+        for p, (c, b) in features(row, sat).items():
+            zs.append(alpha * c + (1 - alpha) * b)
+            ys.append(1.0 if p in row["relevant"] else 0.0)
+    x = np.stack([np.asarray(zs), np.ones(len(zs))], axis=1)
+    y = np.asarray(ys)
+    theta = np.zeros(2)
+    for _ in range(iters):
+        prob = 1 / (1 + np.exp(-(x @ theta)))
+        grad = x.T @ (prob - y) / len(y) + 1e-6 * theta
+        hess = (x * (prob * (1 - prob))[:, None]).T @ x / len(y) + 1e-6 * np.eye(2)
+        step = np.linalg.solve(hess, grad)
+        theta -= step
+        if np.abs(step).max() < 1e-10:
+            break
+    return float(theta[0]), float(theta[1])
+
+
+def calibrate(work: Path, alpha: float, sat: float) -> None:
+    """The formulas for the chosen direction: hybrid, BM25 only, vectors only; then the
+    cut chosen on the tune splits (the highest that loses at most 0.005 of recall@5 on any
+    set), reported with its effect on test splits and off-topic sets."""
+    data = {
+        n: json.loads((work / f"{n}.json").read_text())
+        for n in ("cranfield", "obsidian", "tldr")
+        if (work / f"{n}.json").exists()
+    }
+    tune_rows = [r for rows in data.values() for r in rows if r["split"] == "tune"]
+    forms = {"hybrid": alpha, "bm25": 0.0, "vector": 1.0}
+    cals = {}
+    for mode, al in forms.items():
+        rows = tune_rows
+        if mode != "hybrid":  # a single retriever's candidates only
+            side = "vector" if mode == "vector" else "bm25"
+            rows = [{**r, "bm25" if side == "vector" else "vector": []} for r in tune_rows]
+        s, c = fit_scale(rows, sat, al)
+        cals[mode] = (s * al, s * (1 - al), c)
+        print(f"{mode}: a={s * al:.4f} b={s * (1 - al):.4f} c={c:.4f} sat={sat}")
+    a, b, c = cals["hybrid"]
+    fuse = logistic(a, b, c, sat)
+
+    def r5(rows: Sequence[dict[str, Any]], cut: float) -> float:
+        hit = sum(1 for r in rows if any(p in r["relevant"] and s >= cut for p, s in fuse(r)[:5]))
+        return hit / max(len(rows), 1)
+
+    cuts = [x / 1000 for x in range(0, 500, 5)]
+    chosen = 0.0
+    for cut in cuts:
+        if all(
+            r5([r for r in rows if r["split"] == "tune"], cut)
+            >= r5([r for r in rows if r["split"] == "tune"], 0.0) - 0.005
+            for rows in data.values()
+        ):
+            chosen = cut
+    print(f"cut chosen on tune: {chosen}")
+    for name, rows in data.items():
+        for split in ("tune", "test"):
+            part = [r for r in rows if r["split"] == split]
+            print(f"  {name} {split}: R@5 {r5(part, 0.0):.3f} -> {r5(part, chosen):.3f} with the cut")
+        off = [r for r in rows if r["split"] == "offtopic"]
+        empty = sum(1 for r in off if all(s < chosen for _, s in fuse(r)[:10]))
+        print(f"  {name} off-topic returning nothing: {empty}/{len(off)}")
+
+
+def logistic(a: float, b: float, c: float, sat: float) -> Fuse:
+    def fuse(row: dict[str, Any]) -> list[tuple[str, float]]:
+        scores = {p: 1 / (1 + math.exp(-(a * cs + b * bs + c))) for p, (cs, bs) in features(row, sat).items()}
+        return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+
+    return fuse
+
+
+def features4(row: dict[str, Any], sat: float) -> dict[str, tuple[float, float, float, float]]:
+    """path -> (cos, bm25 saturated, bm25 / the query's best bm25, cos min-max in the query)."""
+    base = features(row, sat)
+    top = max((s for _, s, _ in row["bm25"]), default=0.0)
+    raw = {p: s for p, s, _ in row["bm25"]}
+    coss = [c for c, _ in base.values()]
+    lo, hi = (min(coss), max(coss)) if coss else (0.0, 1.0)
+    span = (hi - lo) or 1.0
+    return {p: (c, b, raw.get(p, 0.0) / top if top > 0 else 0.0, (c - lo) / span) for p, (c, b) in base.items()}
+
+
+def mix(w: Sequence[float], sat: float) -> Fuse:
+    def fuse(row: dict[str, Any]) -> list[tuple[str, float]]:
+        scores = {p: sum(wi * fi for wi, fi in zip(w, f, strict=True)) for p, f in features4(row, sat).items()}
+        return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+
+    return fuse
+
+
+def adaptive(wc: float, wb0: float, wb1: float, sat: float) -> Fuse:
+    """wc·cos + (wb0 + wb1·top/(top + sat))·bm25/top: BM25 counts more for a query whose
+    best lexical match is strong (a known item named by its words) than for one whose
+    words barely match anything (a question in other words)."""
+
+    def fuse(row: dict[str, Any]) -> list[tuple[str, float]]:
+        top = max((s for _, s, _ in row["bm25"]), default=0.0)
+        wb = wb0 + wb1 * top / (top + sat)
+        scores = {p: wc * f[0] + wb * f[2] for p, f in features4(row, sat).items()}
+        return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+
+    return fuse
+
+
+def candidates() -> dict[str, Fuse]:
+    out: dict[str, Fuse] = {}
+    for k in (5, 10, 20, 30, 60):
+        for wv in (1.0, 1.5, 2.0, 3.0):
+            out[f"rrf k={k} wv={wv}"] = rrf(k, 1.0, wv)
+    for alpha in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
+        for sat in (2.0, 5.0, 10.0, 20.0):
+            out[f"cc a={alpha} sat={sat}"] = convex(alpha, sat)
+    for wc in (0.3, 0.5, 0.7, 1.0):
+        for wb in (0.0, 0.3, 0.5):
+            for wr in (0.2, 0.3, 0.5, 0.7):
+                for wm in (0.0, 0.2):
+                    out[f"mix cos={wc} bmsat={wb} bmrel={wr} cosrel={wm}"] = mix((wc, wb, wr, wm), 20.0)
+    for wc in (0.5, 0.7, 1.0):
+        for wb0 in (0.0, 0.1, 0.2):
+            for wb1 in (0.3, 0.5, 0.8, 1.2):
+                for sat in (5.0, 10.0, 20.0, 40.0):
+                    out[f"adaptive cos={wc} b0={wb0} b1={wb1} sat={sat}"] = adaptive(wc, wb0, wb1, sat)
+    out["bm25 only"] = rrf(60, 1.0, 0.0)
+    out["vector only"] = rrf(60, 0.0, 1.0)
+    return out
+
+
+def tune(work: Path, split: str) -> None:
+    data = {
+        name: json.loads((work / f"{name}.json").read_text())
+        for name in ("cranfield", "obsidian", "tldr")
+        if (work / f"{name}.json").exists()
+    }
+    table: list[tuple[float, str, dict[str, dict[str, float]]]] = []
+    fuses = candidates()
+    tune_rows = [r for rows in data.values() for r in rows if r["split"] == "tune"]
+    fitted: dict[float, tuple[float, float, float]] = {}
+    for sat in (2.0, 5.0, 10.0, 20.0):
+        fitted[sat] = fit_logistic(tune_rows, sat)
+        a, b, c = fitted[sat]
+        fuses[f"logit sat={sat} a={a:.2f} b={b:.2f} c={c:.2f}"] = logistic(a, b, c, sat)
+    for label, fuse in fuses.items():
+        per = {
+            name: metrics([r for r in rows if r["split"] == split], fuse, graded=name == "cranfield")
+            for name, rows in data.items()
+        }
+        # One number to rank methods by: the mean of every set's MRR@10 and recall@5 (nDCG@10 for Cranfield).
+        key = [per[n]["ndcg"] if n == "cranfield" else per[n][m] for n in per for m in ("r5", "mrr")]
+        table.append((sum(key) / len(key), label, per))
+    singles = {label: per for _, label, per in table if label.endswith("only")}
+
+    def margin(per: dict[str, dict[str, float]]) -> float:
+        worst = 1.0
+        for n, m in per.items():
+            for key in ("ndcg",) if n == "cranfield" else ("r5", "mrr"):
+                for single in singles.values():
+                    worst = min(worst, m[key] - single[n][key])
+        return worst
+
+    table.sort(key=lambda item: (-min(margin(item[2]), 0.0), -item[0]))
+    for score, label, per in table[:15] + [t for t in table if t[1].endswith("only") or t[1] in SHOW]:
+        cells = "  ".join(
+            f"{n} {per[n]['ndcg']:.3f}" if n == "cranfield" else f"{n} {per[n]['r5']:.3f}/{per[n]['mrr']:.3f}"
+            for n in per
+        )
+        print(f"{score:.4f} m={margin(per):+.3f}  {label:44s} {cells}")
+    for sat, (a, b, c) in fitted.items():
+        fuse = logistic(a, b, c, sat)
+        for cut in (0.3, 0.4, 0.5, 0.6, 0.7):
+            line = [f"sat={sat} cut={cut}:"]
+            for name, rows in data.items():
+                inside = [r for r in rows if r["split"] == split]
+                kept = sum(1 for r in inside if any(p in r["relevant"] and s >= cut for p, s in fuse(r)[:5]))
+                found = sum(1 for r in inside if any(p in r["relevant"] for p, _ in fuse(r)[:5]))
+                off = [r for r in rows if r["split"] == "offtopic"]
+                empty = sum(1 for r in off if all(s < cut for _, s in fuse(r)[:10]))
+                line.append(f"{name} R@5 {found}->{kept}/{len(inside)} offtopic-empty {empty}/{len(off)}")
+            print("  ".join(line))
+
+
+def offtopic_report(work: Path, fuse: Fuse, relevance: Callable[[dict[str, Any], str], float], cut: float) -> None:
+    for name in ("cranfield", "obsidian", "tldr"):
+        rows = json.loads((work / f"{name}.json").read_text())
+        off = [r for r in rows if r["split"] == "offtopic"]
+        empty = sum(1 for r in off if all(relevance(r, p) < cut for p, _ in fuse(r)[:10]))
+        print(f"{name}: off-topic with no result above {cut}: {empty}/{len(off)}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("command", choices=("dump", "tune", "calibrate"))
+    parser.add_argument("--alpha", type=float, default=0.5)
+    parser.add_argument("--sat", type=float, default=20.0)
+    parser.add_argument("--corpora", type=Path, default=ev.ROOT.parent / "shared" / "corpora")
+    parser.add_argument("--work", type=Path, default=ev.ROOT / "bench-work" / "fusion")
+    parser.add_argument("--only", action="append", default=[])
+    parser.add_argument("--split", default="tune")
+    args = parser.parse_args(argv)
+    args.work.mkdir(parents=True, exist_ok=True)
+    if args.command == "dump":
+        dump(args.corpora, args.work, args.only)
+    elif args.command == "calibrate":
+        calibrate(args.work, args.alpha, args.sat)
+    else:
+        tune(args.work, args.split)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+
+
+__all__ = ["Mapping", "math"]

@@ -1,0 +1,68 @@
+"""The calibrated relevance fusion (search/fusion.py): a probability, comparable across
+queries, from the best chunk's cosine similarity and the saturated BM25 score."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from vaultmem.search.fusion import Calibration, apply_trust, calibration_for, relevance_fusion
+
+CAL = Calibration(a=10.0, b=4.0, c=-8.0, sat=5.0)
+
+
+def sigmoid(x: float) -> float:
+    return 1 / (1 + math.exp(-x))
+
+
+@pytest.mark.parametrize(
+    ("cos", "bm25", "expected"),
+    [
+        (0.0, 0.0, sigmoid(-8.0)),  # nothing in common
+        (0.8, 0.0, sigmoid(10 * 0.8 - 8)),  # near in meaning, no shared word
+        (0.0, 5.0, sigmoid(4 * 0.5 - 8)),  # BM25 at the saturation point counts half of b
+        (0.8, 5.0, sigmoid(10 * 0.8 + 2 - 8)),
+        (1.0, 1e9, sigmoid(10 + 4 - 8)),  # saturated: BM25 adds at most b
+    ],
+    ids=["nothing", "dense-only", "bm25-at-sat", "both", "saturated"],
+)
+def test_relevance_formula(cos: float, bm25: float, expected: float) -> None:
+    score, logit = CAL.relevance(cos, bm25)
+    assert score == pytest.approx(expected)
+    assert logit == pytest.approx(math.log(expected / (1 - expected)))
+
+
+def test_weights_scale_each_side() -> None:
+    assert CAL.relevance(0.5, 5.0, w_emb=0.0)[1] == pytest.approx(4 * 0.5 - 8)
+    assert CAL.relevance(0.5, 5.0, w_bm25=0.0)[1] == pytest.approx(10 * 0.5 - 8)
+
+
+def test_fusion_fills_missing_sides_conservatively() -> None:
+    lexical = {"a": 12.0, "b": 3.0}
+    dense = {"c": 0.2, "a": 0.4, "d": 0.7}  # distances: c nearest
+    fused = {f.key: f for f in relevance_fusion(lexical, dense, CAL, {})}
+    assert set(fused) == {"a", "b", "c", "d"}
+    # b was not among the dense hits: it counts the lowest similarity they had (1 - 0.7)
+    assert fused["b"].contributions["cos"] == pytest.approx(0.3)
+    # c was not a BM25 hit: BM25 counts 0
+    assert fused["c"].contributions["bm25"] == 0.0
+    assert fused["a"].ranks == {"bm25": 1, "vector": 2}
+    order = [f.key for f in relevance_fusion(lexical, dense, CAL, {})]
+    assert order == sorted(order, key=lambda k: -fused[k].rrf)
+
+
+def test_scores_stay_in_0_1_with_trust() -> None:
+    fused = relevance_fusion({"a": 100.0}, {"a": 0.0}, CAL, {})
+    (scored,) = apply_trust(fused, {"a": 1.0}, 0.5, cap=1.0)
+    assert 0.0 <= scored.score <= 1.0 and scored.trust_factor == pytest.approx(1.25)
+
+
+@pytest.mark.parametrize(
+    ("lexical", "dense", "a_zero", "b_zero"),
+    [(True, True, False, False), (True, False, True, False), (False, True, False, True)],
+    ids=["hybrid", "bm25-only", "vector-only"],
+)
+def test_one_formula_per_mode(lexical: bool, dense: bool, a_zero: bool, b_zero: bool) -> None:
+    cal = calibration_for(lexical, dense)
+    assert (cal.a == 0.0) is a_zero and (cal.b == 0.0) is b_zero
