@@ -49,6 +49,7 @@ from vaultmem.paths import StatePaths
 from vaultmem.services.app import App, KeptByWatcher
 from vaultmem.services.indexing import run_index
 
+SIGNAL_POLL_S = 1.0  # how soon the main loop notices a signal (see _next_action)
 log = logging.getLogger("vaultmem.watcher")
 
 # Without file events (the observer could not start) the rescan is all there is.
@@ -319,7 +320,10 @@ class Watcher:
                 if now >= self.next_rescan:
                     return "rescan", None
                 wait = self.next_rescan - now
-                self.cond.wait(wait if due is None else min(due, wait))
+                # At most a second: Python runs a signal handler only when the main thread
+                # runs Python code, and a SIGTERM the kernel hands to another thread does not
+                # wake this wait; without the bound it would wait for the next rescan.
+                self.cond.wait(min(SIGNAL_POLL_S, wait if due is None else min(due, wait)))
             return None
 
     def _reconcile(self, reason: str) -> bool:
