@@ -66,3 +66,17 @@ def test_scores_stay_in_0_1_with_trust() -> None:
 def test_one_formula_per_mode(lexical: bool, dense: bool, a_zero: bool, b_zero: bool) -> None:
     cal = calibration_for(lexical, dense)
     assert (cal.a == 0.0) is a_zero and (cal.b == 0.0) is b_zero
+
+
+def test_the_vault_default_cut_applies_with_a_dense_side_only(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`[search] min_score` is the vault's default cut where scores have a dense side; BM25
+    alone scores real hits far below it, so a vault without embeddings keeps them; an
+    explicit --min-score always applies."""
+    from tests.conftest import Cli
+    from tests.integration._vaults import make_vault, note
+
+    root = make_vault(tmp_path / "v", backend="none", extra="\n[search]\nmin_score = 0.5\n")
+    note(root, "shared/a.md", "Red Burgundy is Pinot Noir.", title="Burgundy")
+    cli = Cli(root)
+    assert [r["summary"]["path"] for r in cli.ok("search", "burgundy pinot")["results"]] == ["shared/a.md"]
+    assert cli.ok("search", "burgundy pinot", "--min-score", "0.5")["results"] == []

@@ -47,7 +47,10 @@ class SearchOptions:
     explain: bool = False
     dedupe_threshold: float = 0.85
     fusion: str = "relevance"  # or "rrf" (search/fusion.py)
-    min_score: float | None = None  # results scoring below are left out; None: the formula's default cut
+    min_score: float | None = None  # results scoring below are left out (--min-score); None: the default cut
+    # [search] min_score: the vault's default cut, applied where the score is a calibrated
+    # probability with a dense side (BM25 alone scores real hits far below any useful cut)
+    default_min_score: float | None = None
     # The relevance formula was fitted to all-MiniLM-L6-v2's similarities: with another
     # embedder it still ranks, but its scores are not probabilities, so no default cut.
     calibrated: bool = True
@@ -197,7 +200,9 @@ class _Search:
         dense = {p: h.distance for p, h in self.dense.items()}
         # Which formula: the retrievers asked for, not which happened to return something.
         calibration = calibration_for(self.opts.mode != "vector", self.opts.mode != "bm25")
-        default = calibration.cut if self.opts.calibrated or self.opts.mode == "bm25" else 0.0
+        default = calibration.cut if self.opts.calibrated else 0.0
+        if self.opts.default_min_score is not None and self.opts.mode != "bm25":
+            default = self.opts.default_min_score
         self.min_score = default if self.opts.min_score is None else self.opts.min_score
         return relevance_fusion(lexical, dense, calibration, weights)
 

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from vaultmem import clock
-from vaultmem.config import SearchDefaults
 from vaultmem.errors import InvalidInput
 from vaultmem.index.documents import Filters
 from vaultmem.index.statedb import NoteRecord
@@ -120,17 +119,17 @@ def options_for(app: App, req: SearchRequest) -> SearchOptions:
         budget_tokens=req.budget_tokens,
         explain=req.explain,
         fusion=d.fusion,
-        min_score=_min_score(req.min_score, d),
+        min_score=_min_score(req.min_score),
+        default_min_score=d.min_score,
     )
 
 
-def _min_score(given: float | None, d: SearchDefaults) -> float | None:
-    """`--min-score`, else the vault's `[search] min_score`, else None: the cut fitted with
-    the formula that ranks (search/fusion.py; none for RRF or BM25 alone)."""
+def _min_score(given: float | None) -> float | None:
+    """`--min-score`, checked; None leaves the default cut to the formula that ranks."""
     if given is not None:
         _unit("min-score", given)
         return float(given)
-    return d.min_score
+    return None
 
 
 def refresh(app: App) -> None:
