@@ -51,7 +51,7 @@ def test_search_prints_one_record_per_result(cli: Cli, notes: dict[str, dict[str
     for row, result in zip(rows, data["results"], strict=True):
         s = result["summary"]
         assert len(row) == 5
-        assert row[:4] == [f"{s['score']:.4f}", s["id"], s["path"], s["title"]]
+        assert row[:4] == [f"{s['score']:.3g}", s["id"], s["path"], s["title"]]
     assert LONG.strip() in res.stdout  # never truncated, whatever COLUMNS says
     assert "stoneware " * 10 in res.stdout or "stoneware stoneware" in res.stdout
     _no_padding(res.stdout)

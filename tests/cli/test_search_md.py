@@ -61,7 +61,7 @@ def test_md_has_one_compact_block_per_result(mcli: Cli) -> None:
         s = result["summary"]
         lines = block.strip("\n").split("\n")
         assert lines[0] == f"## {i}. {s['title']}" or "\\x1b" in lines[0]
-        assert lines[1].startswith(f"path: {s['path']} · id: {s['id']} · score: {s['score']:.4f}")
+        assert lines[1].startswith(f"path: {s['path']} · id: {s['id']} · score: {s['score']:.3g}")
         if s["snippet"]:
             assert f"> {' '.join(s['snippet'].split())}" in lines
     assert not md.lstrip().startswith("{")  # markdown, not JSON

@@ -29,6 +29,12 @@ def _title_of(n: Neighbour, titles: dict[str, str]) -> str:
     return titles.get(n.id, n.id) if n.is_result or n.title is None else n.title
 
 
+def score_text(score: float | None) -> str:
+    """A relevance for people: three significant digits (a BM25-only probability can be
+    0.00002; four decimals would show every such score as 0.0000)."""
+    return f"{score or 0.0:.3g}"
+
+
 def render_memory_results(con: Any, results: list[MemoryResult]) -> None:
     """Results as a table on a terminal; through a pipe one line per result, `score id path
     title snippet` tab-separated (the explain trace as JSON after it when asked)."""
@@ -38,7 +44,7 @@ def render_memory_results(con: Any, results: list[MemoryResult]) -> None:
     if plain(con):
         for result in results:
             s = result.summary
-            fields = [f"{s.score or 0:.4f}", s.id, s.path, s.title, flat(s.snippet)]
+            fields = [score_text(s.score), s.id, s.path, s.title, flat(s.snippet)]
             if result.explain is not None:
                 fields.append(_explain(result.explain))
             record(con, *fields)
@@ -57,7 +63,7 @@ def render_memory_results(con: Any, results: list[MemoryResult]) -> None:
             cell.append("\n" + "  ".join(related[:6]), style="dim")
         if result.explain is not None:
             cell.append("\n" + clean(_explain(result.explain)), style="dim")
-        table.add_row(str(i), f"{s.score or 0:.4f}", cell)
+        table.add_row(str(i), score_text(s.score), cell)
     con.print(table)
 
 
@@ -84,7 +90,7 @@ def markdown(results: list[MemoryResult], heading: str | None = None) -> str:
         lines.append(f"## {i}. {clean(s.title, inline=True)}")
         meta = [f"path: {clean(s.path, inline=True)}", f"id: {clean(s.id, inline=True)}"]
         if s.score is not None:
-            meta.append(f"score: {s.score:.4f}")
+            meta.append(f"score: {score_text(s.score)}")
         if r.tags:
             meta.append("tags: " + " ".join(f"#{clean(t, inline=True)}" for t in r.tags))
         lines.append(" · ".join(meta))
