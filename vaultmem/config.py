@@ -45,7 +45,7 @@ class SearchDefaults:
     rrf_k: int = 60
     graph_depth: int = 1
     trust_bias: float = 0.2
-    # `relevance` (calibrated, with a default cut) or `rrf`: see vaultmem/search/fusion.py
+    # `relevance` (a calibrated score in [0, 1]) or `rrf`: see vaultmem/search/fusion.py
     fusion: str = "relevance"
     # results below this relevance are left out (an off-topic question returns nothing);
     # None: the cut fitted with the calibration (search/fusion.py DEFAULT_MIN_SCORE)

@@ -58,7 +58,6 @@ class Calibration:
     b: float
     c: float
     sat: float
-    cut: float = 0.0  # the default --min-score for this formula (0: none)
 
     def relevance(self, cos: float, bm25: float, w_emb: float = 1.0, w_bm25: float = 1.0) -> tuple[float, float]:
         """(relevance, logit) of one note."""
@@ -105,10 +104,9 @@ def relevance_fusion(
 # 0.01` or `--min-score 0.01` turns it on. BM25 alone: its probabilities are too low to
 # tell a hit from noise.
 RECOMMENDED_MIN_SCORE = 0.01
-CALIBRATED_MODEL = "all-MiniLM-L6-v2"  # the model whose similarities the formulas were fitted to
-HYBRID = Calibration(a=6.5539, b=6.5539, c=-9.3540, sat=20.0, cut=0.0)
-BM25_ONLY = Calibration(a=0.0, b=15.7621, c=-11.2608, sat=20.0, cut=0.0)
-VECTOR_ONLY = Calibration(a=12.4876, b=0.0, c=-9.2645, sat=20.0, cut=0.0)
+HYBRID = Calibration(a=6.5539, b=6.5539, c=-9.3540, sat=20.0)
+BM25_ONLY = Calibration(a=0.0, b=15.7621, c=-11.2608, sat=20.0)
+VECTOR_ONLY = Calibration(a=12.4876, b=0.0, c=-9.2645, sat=20.0)
 
 
 def calibration_for(lexical: bool, dense: bool) -> Calibration:

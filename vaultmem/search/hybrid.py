@@ -51,9 +51,6 @@ class SearchOptions:
     # [search] min_score: the vault's default cut, applied where the score is a calibrated
     # probability with a dense side (BM25 alone scores real hits far below any useful cut)
     default_min_score: float | None = None
-    # The relevance formula was fitted to all-MiniLM-L6-v2's similarities: with another
-    # embedder it still ranks, but its scores are not probabilities, so no default cut.
-    calibrated: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +152,10 @@ class _Search:
         self.lexical_snippets: dict[str, str] = {}
         self.twins = NearDuplicates(opts.dedupe_threshold)
         self.neighbour_records: dict[str, NoteRecord] = {}
-        self.min_score = 0.0
+        # --min-score, else the vault's cut where the score has a dense side (RRF scores and
+        # BM25-alone probabilities sit far below any cut that means something)
+        default = opts.default_min_score if opts.fusion == "relevance" and opts.mode != "bm25" else None
+        self.min_score = opts.min_score if opts.min_score is not None else default or 0.0
         self.ranked: list[str] = []  # the results' paths in rank order
         self._returned: dict[int, frozenset[str]] = {}
 
@@ -191,19 +191,14 @@ class _Search:
         )
 
     def fuse(self) -> list[Fused]:
-        """The candidates fused (search/fusion.py); sets the cut that applies to them."""
+        """The candidates fused (search/fusion.py)."""
         weights = {"bm25": self.opts.bm25_weight, "vector": self.opts.embedding_weight}
         if self.opts.fusion == "rrf":
-            self.min_score = self.opts.min_score or 0.0
             return rrf(self.rankings, weights, self.opts.rrf_k)
         lexical = {p: float(h.score) for p, h in self.lexical.items()}
         dense = {p: h.distance for p, h in self.dense.items()}
         # Which formula: the retrievers asked for, not which happened to return something.
         calibration = calibration_for(self.opts.mode != "vector", self.opts.mode != "bm25")
-        default = calibration.cut if self.opts.calibrated else 0.0
-        if self.opts.default_min_score is not None and self.opts.mode != "bm25":
-            default = self.opts.default_min_score
-        self.min_score = default if self.opts.min_score is None else self.opts.min_score
         return relevance_fusion(lexical, dense, calibration, weights)
 
     def _shown(self, rec: NoteRecord) -> bool:

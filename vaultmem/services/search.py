@@ -12,7 +12,6 @@ from vaultmem.index.documents import Filters
 from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import SearchResult
 from vaultmem.search.filters import parse_date_bound, scopes_for, types_for
-from vaultmem.search.fusion import CALIBRATED_MODEL
 from vaultmem.search.hybrid import MODES, Dense, Retrievers, SearchOptions, run_search
 from vaultmem.services.app import App
 from vaultmem.services.lookup import location_of
@@ -185,9 +184,8 @@ def search(app: App, req: SearchRequest, fresh: bool = False) -> SearchResult:
     filters = build_filters(app, req.filters)
     warnings: list[str] = []
     parts, mode = retrievers(app, opts.mode, warnings)
-    calibrated = CALIBRATED_MODEL in (app.indexes.embedding_choice().model or "") if parts.dense else True
-    if mode != opts.mode or not calibrated:
-        opts = replace(opts, mode=mode, calibrated=calibrated)
+    if mode != opts.mode:
+        opts = replace(opts, mode=mode)
     result = run_search(parts, query, filters, opts)
     for w in warnings:
         app.notice(f"warning: {w}")
