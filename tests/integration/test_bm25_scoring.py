@@ -1,9 +1,12 @@
-"""vaultmem's array BM25F gives Whoosh's own ranking and scores.
+"""vaultmem's array BM25F gives Whoosh's own ranking and scores, as if the index held only
+the notes the caller may see.
 
-`bm25.score` reads Whoosh's postings and statistics and sums them with numpy; Whoosh's
-searcher, with the same weighting, over an Or of the same boosted terms, is the reference.
-The index is built in several commits, with updates and deletions, so the comparison runs
-over several segments and deleted documents, with and without filters.
+`bm25.score` reads Whoosh's postings and sums them with numpy, with statistics counted over
+the caller's visible notes (SPEC §3: a hidden note changes no score). The reference is
+Whoosh's searcher, same weighting, over an Or of the same boosted terms, on a fresh index
+of only those notes. The index under test is built in several commits, with updates and
+deletions, so the comparison runs over several segments and deleted documents, with and
+without filters.
 """
 
 from __future__ import annotations
@@ -76,26 +79,44 @@ def _doc(i: int, rng: random.Random, version: int = 0) -> IndexDoc:
     )
 
 
+LIVE: dict[Path, dict[str, IndexDoc]] = {}  # index directory -> what it holds, by path
+
+
+def _apply(ft: FullTextIndex, docs: list[IndexDoc], deletes: list[str], fresh: bool = False) -> None:
+    ft.apply(docs, deletes, fresh=fresh)
+    live = LIVE.setdefault(ft.directory, {})
+    for path in deletes:
+        live.pop(path, None)
+    live.update((d.path, d) for d in docs)
+
+
 @pytest.fixture(scope="module")
 def index(tmp_path_factory: pytest.TempPathFactory) -> FullTextIndex:
     rng = random.Random(7)
     ft = FullTextIndex(Path(tmp_path_factory.mktemp("whoosh")) / "whoosh")
-    ft.apply([_doc(i, rng) for i in range(150)], [], fresh=True)
-    ft.apply([_doc(i, rng) for i in range(150, 200)], [])
-    ft.apply([_doc(i, rng, version=1) for i in range(0, 200, 9)], [f"notes/{i:03d}.md" for i in range(5, 200, 11)])
-    ft.apply([_doc(i, rng, version=2) for i in range(3, 40, 6)], [])
+    _apply(ft, [_doc(i, rng) for i in range(150)], [], fresh=True)
+    _apply(ft, [_doc(i, rng) for i in range(150, 200)], [])
+    _apply(ft, [_doc(i, rng, version=1) for i in range(0, 200, 9)], [f"notes/{i:03d}.md" for i in range(5, 200, 11)])
+    _apply(ft, [_doc(i, rng, version=2) for i in range(3, 40, 6)], [])
     return ft
 
 
-def _whoosh_ranking(ft: FullTextIndex, text: str, f: Filters, limit: int) -> list[tuple[str, float]]:
+def _whoosh_ranking(ft: FullTextIndex, text: str, f: Filters, limit: int | None) -> list[tuple[str, float]]:
+    """Whoosh's own BM25F over a fresh index of only the notes `f.readers` may see."""
     from whoosh import query as q
-    from whoosh.idsets import BitSet
 
-    searcher = ft._current_searcher()
-    mask = ft._filter_docs(searcher, f)
-    allowed = BitSet((int(i) for i in np.flatnonzero(mask)), size=searcher.doc_count_all())
-    clauses = [q.Term(field, term, boost=boost) for term in ft.terms(text) for field, boost in FIELD_BOOSTS.items()]
-    return [(hit["path"], hit.score) for hit in searcher.search(q.Or(clauses), limit=limit, filter=allowed)]
+    from vaultmem.index.filter_rules import whoosh_query
+
+    visible = [d for d in LIVE[ft.directory].values() if d.reader in f.readers]
+    ref = FullTextIndex(ft.directory.parent / f"ref-{abs(hash((text, f)))}")
+    try:
+        ref.apply(visible, [], fresh=True)
+        searcher = ref._current_searcher()
+        clauses = [q.Term(field, term, boost=boost) for term in ft.terms(text) for field, boost in FIELD_BOOSTS.items()]
+        hits = searcher.search(q.Or(clauses), limit=limit, filter=whoosh_query(f))
+        return [(hit["path"], hit.score) for hit in hits]
+    finally:
+        ref.close()
 
 
 QUERIES = [
@@ -124,12 +145,34 @@ def test_index_has_several_segments_and_deletions(index: FullTextIndex) -> None:
 @pytest.mark.parametrize("f", FILTERS, ids=["all", "shared", "alice+tag", "since"])
 @pytest.mark.parametrize("text", QUERIES)
 def test_same_ranking_and_scores_as_whoosh(index: FullTextIndex, text: str, f: Filters) -> None:
-    expected = _whoosh_ranking(index, text, f, 20)
+    expected = dict(_whoosh_ranking(index, text, f, None))
     got = index.search(text, f, 20)
     assert expected, "every query of the table matches something"
-    assert [h.path for h in got] == [p for p, _ in expected]
-    assert [h.score for h in got] == pytest.approx([s for _, s in expected], rel=1e-9)
+    assert len(got) == min(20, len(expected))
+    # The same score for every note, and the best 20 of them. Not to the last digit: Whoosh
+    # keeps each document's field length in one byte (lossy) and averages exact totals,
+    # which cannot be split by reader, so the average here is over the stored lengths
+    # (scores differ by under 1%; docnums differ too, so near-equal scores may swap).
+    assert [h.score for h in got] == pytest.approx([expected[h.path] for h in got], rel=1e-2)
+    assert sum(expected[h.path] for h in got) == pytest.approx(sum(sorted(expected.values())[-20:]), rel=1e-3)
+    assert [h.score for h in got] == sorted((h.score for h in got), reverse=True)
     assert [h.rank for h in got] == list(range(1, len(got) + 1))
+
+
+def test_hidden_notes_change_no_score(tmp_path: Path) -> None:
+    """Bob's scores are the same whatever alice's private notes say (SPEC §3)."""
+    rng = random.Random(11)
+    docs = [_doc(i, rng) for i in range(60)]
+    bob = Filters(readers=("shared", "private:bob"), now=NOW)
+    runs: list[list[tuple[str, float]]] = []
+    for planted in ("", " ".join(["waldocorn"] * 40 + ["heat"] * 40)):
+        ft = FullTextIndex(tmp_path / f"w{len(runs)}")
+        secret = replace(docs[1], path="notes/secret.md", reader="private:alice", scope="private", body=planted)
+        ft.apply([*docs, secret], [], fresh=True)
+        runs.append([(h.path, h.score) for h in ft.search("waldocorn heat transfer", bob, 30)])
+        assert ft.term_weights("waldocorn heat", bob) == ft.term_weights("waldocorn heat", bob)
+        ft.close()
+    assert runs[0] and runs[0] == runs[1]
 
 
 def test_empty_filter_matches_nothing(index: FullTextIndex) -> None:
@@ -141,16 +184,16 @@ def test_empty_filter_matches_nothing(index: FullTextIndex) -> None:
 def test_search_sees_new_segments_and_deletions(tmp_path: Path) -> None:
     rng = random.Random(3)
     ft = FullTextIndex(tmp_path / "whoosh")
-    ft.apply([_doc(i, rng) for i in range(30)], [], fresh=True)
+    _apply(ft, [_doc(i, rng) for i in range(30)], [], fresh=True)
     f = Filters(readers=READERS, now=NOW)
     first = ft.search("heat transfer", f, 50)
     assert first
     gone = first[0].path
-    ft.apply([replace(_doc(99, rng), path="notes/new.md", title="zeppelin heat")], [gone])
+    _apply(ft, [replace(_doc(99, rng), path="notes/new.md", title="zeppelin heat")], [gone])
     again = ft.search("heat transfer zeppelin", f, 50)
     assert gone not in [h.path for h in again]
     assert again[0].path == "notes/new.md"
-    assert [h.path for h in again] == [p for p, _ in _whoosh_ranking(ft, "heat transfer zeppelin", f, 50)]
+    assert {h.path for h in again} == {p for p, _ in _whoosh_ranking(ft, "heat transfer zeppelin", f, 50)}
 
 
 BM25_TABLE = [

@@ -107,7 +107,8 @@ def test_a_budget_too_small_for_one_result(bcli_budget: Cli) -> None:
 @pytest.mark.parametrize("mode", ["hybrid", "bm25", "vector"])
 def test_explain_fields_and_arithmetic(bcli_budget: Cli, mode: str) -> None:
     """The score's parts (search/fusion.py): cosine of the best chunk, saturated BM25, the
-    logit of the mode's formula, the relevance σ(logit), the trust factor, the final score."""
+    passage coverage (hybrid), the logit of the mode's formula, the relevance σ(logit), the
+    trust factor, the final score."""
     from vaultmem.search.fusion import calibration_for
 
     cal = calibration_for(mode != "vector", mode != "bm25")
@@ -117,7 +118,10 @@ def test_explain_fields_and_arithmetic(bcli_budget: Cli, mode: str) -> None:
         ex = r["explain"]
         assert {"bm25", "vector", "parts", "fused", "trust_factor", "final"} <= set(ex)
         parts = ex["parts"]
-        assert set(parts) == {"cos", "bm25", "logit"}
+        # Every result of hybrid is among the best candidates, so its coverage was computed.
+        assert set(parts) == ({"cos", "bm25", "coverage", "logit"} if mode == "hybrid" else {"cos", "bm25", "logit"})
+        cov = parts.get("coverage", 0.0)
+        assert 0.0 <= cov <= 1.0
         if mode in ("hybrid", "bm25"):
             assert set(ex["bm25"]) >= {"rank", "score"} and ex["bm25"]["rank"] >= 1
             s = ex["bm25"]["score"]
@@ -129,7 +133,8 @@ def test_explain_fields_and_arithmetic(bcli_budget: Cli, mode: str) -> None:
             assert ex["vector"] is None
         if mode == "vector":
             assert ex["bm25"] is None and parts["bm25"] == 0.0
-        assert parts["logit"] == pytest.approx(cal.a * parts["cos"] + cal.b * parts["bm25"] + cal.c, abs=1e-4)
+        expected = cal.a * parts["cos"] + cal.b * parts["bm25"] + cal.p * cov + cal.c
+        assert parts["logit"] == pytest.approx(expected, abs=1e-4)
         assert ex["fused"] == pytest.approx(1 / (1 + math.exp(-parts["logit"])), abs=1e-5)
         trust = r["summary"]["trust_score"]
         assert ex["trust_factor"] == pytest.approx(1 + 0.2 * ((0.5 if trust is None else trust) - 0.5), abs=1e-4)
@@ -147,7 +152,8 @@ def test_explain_follows_weights(bcli_budget: Cli) -> None:
     data = _search(bcli_budget, "--explain", "--bm25-weight", "2", "--embedding-weight", "0.5", "--trust-bias", "0")
     for r in data["results"]:
         parts = r["explain"]["parts"]
-        expected = HYBRID.a * 0.5 * parts["cos"] + HYBRID.b * 2 * parts["bm25"] + HYBRID.c
+        lexical = HYBRID.b * parts["bm25"] + HYBRID.p * parts["coverage"]
+        expected = HYBRID.a * 0.5 * parts["cos"] + 2 * lexical + HYBRID.c
         assert parts["logit"] == pytest.approx(expected, abs=1e-4)
         assert r["explain"]["trust_factor"] == 1.0
 

@@ -80,3 +80,46 @@ def test_the_vault_default_cut_applies_with_a_dense_side_only(tmp_path) -> None:
     cli = Cli(root)
     assert [r["summary"]["path"] for r in cli.ok("search", "burgundy pinot")["results"]] == ["shared/a.md"]
     assert cli.ok("search", "burgundy pinot", "--min-score", "0.5")["results"] == []
+
+
+COV = Calibration(a=10.0, b=4.0, c=-8.0, sat=5.0, p=3.0)
+
+
+def test_coverage_adds_p_times_coverage_to_the_logit() -> None:
+    fused = {f.key: f for f in relevance_fusion({"a": 5.0}, {"a": 0.5}, COV, {}, lambda key: 0.5)}
+    assert fused["a"].contributions["coverage"] == 0.5
+    assert fused["a"].contributions["logit"] == pytest.approx(10 * 0.5 + 4 * 0.5 + 3 * 0.5 - 8)
+    # --bm25-weight scales the lexical parts, coverage included
+    doubled = relevance_fusion({"a": 5.0}, {"a": 0.5}, COV, {"bm25": 2.0}, lambda key: 0.5)
+    assert doubled[0].contributions["logit"] == pytest.approx(10 * 0.5 + 2 * (4 * 0.5 + 3 * 0.5) - 8)
+
+
+def test_coverage_is_read_only_for_notes_that_can_reach_the_best() -> None:
+    """Coverage reads the note, so it is asked in order of the score without it and only
+    while a note could still enter the best `exact`: the ranking of those is the one
+    computing it for every note would give."""
+    lexical = {f"n{i}": 40.0 - i for i in range(40)}
+    dense = {f"n{i}": 0.3 + i / 100 for i in range(40)}
+    cover = {f"n{i}": (1.0 if i in (7, 25) else 0.0) for i in range(40)}
+    asked: list[str] = []
+
+    def coverage(key: str) -> float:
+        asked.append(key)
+        return cover[key]
+
+    lazy = relevance_fusion(lexical, dense, COV, {}, coverage, exact=5)
+    full = relevance_fusion(lexical, dense, COV, {}, cover.__getitem__, exact=100)
+    assert [f.key for f in lazy[:5]] == [f.key for f in full[:5]]
+    assert "n7" in [f.key for f in lazy[:5]]
+    assert 5 <= len(asked) < 40 and len(set(asked)) == len(asked)
+    # notes never asked carry no coverage part, and score at most the fifth best
+    fifth = lazy[4].rrf
+    assert all("coverage" not in f.contributions and f.rrf <= fifth for f in lazy if f.key not in asked)
+
+
+def test_without_p_coverage_is_never_asked() -> None:
+    def boom(key: str) -> float:
+        raise AssertionError(key)
+
+    fused = relevance_fusion({"a": 5.0}, {"a": 0.5}, CAL, {}, boom)
+    assert "coverage" not in fused[0].contributions

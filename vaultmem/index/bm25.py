@@ -1,18 +1,20 @@
 """BM25F over Whoosh's postings, scored a whole posting list at a time.
 
-Whoosh stores and analyses everything and supplies every statistic (postings, term
-weights, field lengths, idf, average lengths); only the scoring loop moves here. Whoosh
+Whoosh stores and analyses everything and supplies the postings, term weights and field
+lengths; the statistics and the scoring loop are computed here. Whoosh
 scores an OR of terms through a tree of union matchers, one Python call per posting per
 level: at 10k notes a five-word query walks ~30k postings and takes ~100 ms. Reading each
 posting list block by block into arrays and summing with numpy gives the same scores —
 `bm25` is Whoosh's formula, `scoring.BM25F` with the same B and K1, and the tests compare
-both on every query — in a few milliseconds.
+both on every query (against a Whoosh index of only the documents the caller may see) —
+in a few milliseconds.
 
 Field lengths and posting lists are cached per segment: a segment never changes once
 written (a deletion only marks a document, and the caller's mask never allows a deleted
-one), so after an edit only the new small segment is read. Term statistics (document
-frequency, idf) are cached per searcher. Queries share words, so in a long-lived process
-most of a query's postings are already decoded (~20 ms of a 12-word query at 10k notes).
+one), so after an edit only the new small segment is read. Term statistics are counted
+per query over the documents the caller may see (a numpy sum over cached postings). Queries
+share words, so in a long-lived process most of a query's postings are already decoded
+(~20 ms of a 12-word query at 10k notes).
 """
 
 from __future__ import annotations
@@ -50,16 +52,13 @@ def top(scores: Floats, allowed: npt.NDArray[np.bool_], limit: int) -> list[tupl
 
 class SegmentCache:
     """Decoded field lengths and posting lists of each segment, kept while the segment
-    exists (postings within a budget, least recently used first out), and the term
-    statistics of the current searcher."""
+    exists (postings within a budget, least recently used first out)."""
 
     def __init__(self, max_postings: int = 2_000_000) -> None:
         self._lengths: dict[tuple[str, str], Floats] = {}
         self._postings: OrderedDict[tuple[str, str, str], tuple[Ints, Floats]] = OrderedDict()
         self._held = 0
         self.max_postings = max_postings  # ~16 bytes each
-        self._stats: dict[tuple[str, str], tuple[int, float]] = {}
-        self._stats_owner: int | None = None
 
     def lengths(self, reader: Any, field: str) -> Floats:
         import numpy as np
@@ -87,18 +86,6 @@ class SegmentCache:
             self._held -= len(ids)
         return got
 
-    def term_stats(self, searcher: Any, field: str, term: str) -> tuple[int, float]:
-        """(document frequency, idf) of a term, as the searcher computes them."""
-        if self._stats_owner != id(searcher):
-            self._stats = {}
-            self._stats_owner = id(searcher)
-        key = (field, term)
-        stats = self._stats.get(key)
-        if stats is None:
-            df = int(searcher.doc_frequency(field, term))
-            stats = self._stats[key] = (df, float(searcher.idf(field, term)) if df else 0.0)
-        return stats
-
     @staticmethod
     def segment_key(reader: Any) -> str:
         segment = reader.segment()
@@ -110,7 +97,6 @@ class SegmentCache:
         self._lengths = {k: v for k, v in self._lengths.items() if k[0] in live}
         for key in [k for k in self._postings if k[0] not in live]:
             self._held -= len(self._postings.pop(key)[0])
-        self._stats, self._stats_owner = {}, None
 
 
 def _blocks(matcher: Any) -> Iterator[tuple[Any, Any]]:
@@ -174,23 +160,74 @@ def score(
     b: float,
     k1: float,
     cache: SegmentCache,
+    visible: npt.NDArray[np.bool_],
 ) -> Floats:
     """BM25F scores of every document (global docnums) for an OR of `terms` over `boosts`'
-    fields: the sum over fields and terms of boost × bm25, as Whoosh's Or of boosted Terms."""
+    fields: the sum over fields and terms of boost × bm25, as Whoosh's Or of boosted Terms.
+
+    The statistics (document count, document frequency, idf, average field length) are
+    those of the `visible` documents only, as if the index held nothing else: a note the
+    caller may not see must not change a score or an order (SPEC §3). Whoosh's own formula
+    (idf = log(N / (df + 1)) + 1) over that set."""
+    import math
+
     import numpy as np
 
+    n = int(visible.sum())
     scores = np.zeros(searcher.doc_count_all(), dtype=np.float64)
+    if n == 0:
+        return scores
+    leaves = [(sub.reader(), offset) for sub, offset in searcher.leaf_searchers()]
     for field, boost in boosts.items():
-        # Global statistics come from the top-level searcher, as in Whoosh's BM25FScorer.
-        avgfl = searcher.avg_field_length(field) or 1
+        lengths = field_lengths(leaves, field, cache, len(scores))
+        avgfl = float(lengths[visible].sum()) / n or 1.0
         for term in terms:
-            df, idf = cache.term_stats(searcher, field, term)
+            ids, tf = term_postings(leaves, field, term, cache)
+            if not len(ids):
+                continue
+            df = int(visible[ids].sum())
             if df == 0:
                 continue
-            for sub, offset in searcher.leaf_searchers():
-                reader = sub.reader()
-                ids, tf = cache.postings(reader, field, term)
-                if len(ids):
-                    fl = cache.lengths(reader, field)[ids]
-                    scores[ids + offset] += boost * bm25(idf, tf, fl, avgfl, b, k1)
+            idf = math.log(n / (df + 1)) + 1
+            scores[ids] += boost * bm25(idf, tf, lengths[ids], avgfl, b, k1)
     return scores
+
+
+def field_lengths(leaves: Sequence[tuple[Any, int]], field: str, cache: SegmentCache, total: int) -> Floats:
+    """Every document's length in `field`, by global docnum."""
+    import numpy as np
+
+    out = np.zeros(total, dtype=np.float64)
+    for reader, offset in leaves:
+        part = cache.lengths(reader, field)
+        out[offset : offset + len(part)] = part
+    return out
+
+
+def term_postings(leaves: Sequence[tuple[Any, int]], field: str, term: str, cache: SegmentCache) -> tuple[Ints, Floats]:
+    """Global docnums and term weights of one term in one field, over every segment."""
+    import numpy as np
+
+    ids, weights = [], []
+    for reader, offset in leaves:
+        seg_ids, seg_weights = cache.postings(reader, field, term)
+        if len(seg_ids):
+            ids.append(seg_ids + offset)
+            weights.append(seg_weights)
+    if not ids:
+        return np.empty(0, np.int64), np.empty(0, np.float64)
+    return np.concatenate(ids), np.concatenate(weights)
+
+
+def document_frequencies(
+    leaves: Sequence[tuple[Any, int]], fields: Sequence[str], terms: Sequence[str], cache: SegmentCache, visible: Any
+) -> dict[str, int]:
+    """How many `visible` documents hold each term in any of `fields`."""
+    import numpy as np
+
+    out = {}
+    for term in terms:
+        parts = [term_postings(leaves, field, term, cache)[0] for field in fields]
+        ids = np.unique(np.concatenate(parts)) if parts else np.empty(0, np.int64)
+        out[term] = int(visible[ids].sum()) if len(ids) else 0
+    return out

@@ -24,10 +24,13 @@ SCHEMA_VERSION = "w9"
 # `body`. Two fields instead of five make a query about twice as fast at 10k notes, and
 # scored as well or better on both corpora of scripts/eval.py (Cranfield nDCG@10 0.384
 # against 0.383; Obsidian tune MRR@10 0.651 against 0.645). A word in both head and body
-# scores in both, so the head weighs 1.7 body-only matches: that is the title boost.
-# The weights apply at query time (tuned on the tune split of scripts/eval.py), so they
-# can change without reindexing.
-FIELD_BOOSTS = {"head": 0.7, "body": 1.0}
+# scores in both, so the head weighs 1.4 body-only matches: that is the title boost.
+# The weights apply at query time, so they can change without reindexing. 0.4 was chosen
+# with the fusion on the tune splits of scripts/eval.py (issue 11; scripts/fusion_tune.py):
+# 0.7 ranked best for BM25 alone on Cranfield and Obsidian Help, but a title word is weak
+# evidence when titles are names (tldr: "cs-install" for a question about installing),
+# and with the passage coverage of search/passages.py beside it 0.4 ranked best overall.
+FIELD_BOOSTS = {"head": 0.4, "body": 1.0}
 BM25_B = 0.75
 BM25_K1 = 1.5
 
@@ -200,8 +203,14 @@ class FullTextIndex:
             self._filters[key] = mask
         return mask
 
+    def _visible_docs(self, searcher: Any, f: Filters) -> Any:
+        """The documents of every note the caller may see, whatever else the search
+        filters: the set the statistics are counted over (SPEC §3)."""
+        return self._filter_docs(searcher, Filters(readers=f.readers, now=f.now, include_expired=True))
+
     def search(self, text: str, filters: Filters, limit: int) -> list[LexicalHit]:
-        """BM25F (Whoosh's formula and statistics, scored in bm25.py) over the allowed notes."""
+        """BM25F (Whoosh's formula, scored in bm25.py) over the allowed notes, with the
+        statistics of the notes the caller may see."""
         from vaultmem.index import bm25
 
         terms = self.terms(text)
@@ -213,11 +222,32 @@ class FullTextIndex:
             return []
         if self._segments is None:
             self._segments = bm25.SegmentCache()
-        scores = bm25.score(searcher, terms, FIELD_BOOSTS, BM25_B, BM25_K1, self._segments)
+        visible = self._visible_docs(searcher, filters)
+        scores = bm25.score(searcher, terms, FIELD_BOOSTS, BM25_B, BM25_K1, self._segments, visible)
         ranked = bm25.top(scores, allowed, limit)
         return [
             LexicalHit(searcher.stored_fields(docnum)["path"], i + 1, value) for i, (docnum, value) in enumerate(ranked)
         ]
+
+    def term_weights(self, text: str, filters: Filters) -> dict[str, float]:
+        """Each analyzed term of `text` -> its idf among the notes the caller may see,
+        log(1 + (N − df + 0.5) / (df + 0.5)) with df counted over head and body; a term no
+        visible note holds gets the highest weight (search/passages.py)."""
+        import math
+
+        from vaultmem.index import bm25
+
+        terms = self.terms(text)
+        if not terms:
+            return {}
+        searcher = self._current_searcher()
+        if self._segments is None:
+            self._segments = bm25.SegmentCache()
+        visible = self._visible_docs(searcher, filters)
+        n = int(visible.sum())
+        leaves = [(sub.reader(), offset) for sub, offset in searcher.leaf_searchers()]
+        df = bm25.document_frequencies(leaves, tuple(FIELD_BOOSTS), terms, self._segments, visible)
+        return {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in terms}
 
     def warm(self) -> None:
         """Open the searcher and decode every segment's field lengths now (~0.1 s at 10k

@@ -22,7 +22,18 @@ from vaultmem.index.statedb import NoteRecord, StateDB
 from vaultmem.index.vectors import DenseHit, Nearest, NoteLookup, VectorIndex
 from vaultmem.models import Explain, MemoryResult, Neighbour, NoteSummary, RankPart, SearchResult
 from vaultmem.search.budget import ESTIMATE, pack
-from vaultmem.search.fusion import Fused, Scored, apply_trust, calibration_for, relevance_fusion, rrf
+from vaultmem.search.fusion import (
+    CALIBRATED_MIN_NOTES,
+    FULL_COVERAGE,
+    VECTOR_ONLY,
+    Fused,
+    Scored,
+    apply_trust,
+    calibration_for,
+    relevance_fusion,
+    rrf,
+)
+from vaultmem.search.passages import coverage as passage_coverage
 from vaultmem.search.text import SNIPPET_CHARS, NearDuplicates, best_passage, shorten
 
 MODES = ("hybrid", "bm25", "vector")
@@ -153,23 +164,37 @@ class _Search:
         self.twins = NearDuplicates(opts.dedupe_threshold)
         self.neighbour_records: dict[str, NoteRecord] = {}
         # --min-score, else the vault's cut where the score has a dense side (RRF scores and
-        # BM25-alone probabilities sit far below any cut that means something)
+        # BM25-alone probabilities sit far below any cut that means something) and the vault
+        # is large enough for the calibration (fusion.CALIBRATED_MIN_NOTES)
         default = opts.default_min_score if opts.fusion == "relevance" and opts.mode != "bm25" else None
+        if opts.min_score is None and default and not self._calibrated():
+            default = None
         self.min_score = opts.min_score if opts.min_score is not None else default or 0.0
+        # The default cut leaves out what does not match, and two kinds of note match
+        # whatever their fused score: one with a sentence or line holding every word of the
+        # query (a rare identifier, `ed25519`, scores low on both sides), and one the dense
+        # side alone rates at least as likely (fusion.VECTOR_ONLY: a question in other words
+        # than the note's, "which family member has a cashew allergy?" for "my sister cannot
+        # eat cashews", where the query's unseen words weigh the fused score down). Neither
+        # lets an off-topic question of the evaluation sets through. An explicit --min-score
+        # is a plain threshold on the score.
+        self.default_cut = opts.min_score is None and self.min_score > 0
+        self.records: dict[str, NoteRecord] = {}  # every candidate's row
         self.ranked: list[str] = []  # the results' paths in rank order
         self._returned: dict[int, frozenset[str]] = {}
 
     def run(self) -> SearchResult:
         started = time.perf_counter()
         self.retrieve()
+        self.records = self.parts.db.by_paths(dict.fromkeys([*self.lexical, *self.dense]))
         fused = self.fuse()
-        records = self.parts.db.by_paths(f.key for f in fused)
+        records = self.records
         # Belt and braces: the retrievers already filtered by access; a row that changed
         # since (or anything unexpected) is dropped here rather than shown.
         fused = [f for f in fused if f.key in records and self._shown(records[f.key])]
         cap = 1.0 if self.opts.fusion == "relevance" else None
         scored = apply_trust(fused, {k: r.trust for k, r in records.items()}, self.opts.trust_bias, cap)
-        scored = [s for s in scored if s.score >= self.min_score]
+        scored = [s for s in scored if s.score >= self.min_score or self._matches_anyway(s)]
         chosen, collapsed = self.choose(scored, records)
         items = [(cand, self.snippet_for(cand), rel) for cand, rel in zip(chosen, self.expand(chosen), strict=True)]
         self.ranked = [cand.rec.path for cand in chosen]
@@ -199,7 +224,35 @@ class _Search:
         dense = {p: h.distance for p, h in self.dense.items()}
         # Which formula: the retrievers asked for, not which happened to return something.
         calibration = calibration_for(self.opts.mode != "vector", self.opts.mode != "bm25")
-        return relevance_fusion(lexical, dense, calibration, weights)
+        coverage = None
+        if calibration.p and self.parts.fulltext is not None and self.analyzer is not None:
+            query_weights = self.parts.fulltext.term_weights(self.query, self.filters)
+            analyzer = self.analyzer
+
+            def coverage(path: str) -> float:
+                rec = self.records.get(path)
+                body = self.body_of(rec) if rec is not None and self._shown(rec) else None
+                return passage_coverage(body, query_weights, analyzer) if body else 0.0
+
+        # Enough exact scores for the results and the near-duplicates they may collapse.
+        exact = max(3 * self.opts.limit, 30)
+        return relevance_fusion(lexical, dense, calibration, weights, coverage, exact)
+
+    def _matches_anyway(self, s: Scored) -> bool:
+        """Kept by the default cut whatever the fused score (see __init__)."""
+        if not self.default_cut:
+            return False
+        if s.contributions.get("coverage", 0.0) >= FULL_COVERAGE:
+            return True
+        return "vector" in s.ranks and VECTOR_ONLY.relevance(s.contributions["cos"], 0.0)[0] >= self.min_score
+
+    def _calibrated(self) -> bool:
+        """Whether the caller sees enough notes for the default cut (fusion.py)."""
+        fulltext = self.parts.fulltext
+        if fulltext is None:
+            return False
+        seen = Filters(readers=self.filters.readers, now=self.filters.now, include_expired=True)
+        return fulltext.count(seen) >= CALIBRATED_MIN_NOTES
 
     def _shown(self, rec: NoteRecord) -> bool:
         return rec.status == "note" and self.parts.visible(rec)

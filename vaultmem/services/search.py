@@ -12,6 +12,7 @@ from vaultmem.index.documents import Filters
 from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import SearchResult
 from vaultmem.search.filters import parse_date_bound, scopes_for, types_for
+from vaultmem.search.fusion import RECOMMENDED_MIN_SCORE
 from vaultmem.search.hybrid import MODES, Dense, Retrievers, SearchOptions, run_search
 from vaultmem.services.app import App
 from vaultmem.services.lookup import location_of
@@ -119,7 +120,7 @@ def options_for(app: App, req: SearchRequest) -> SearchOptions:
         explain=req.explain,
         fusion=d.fusion,
         min_score=_min_score(req.min_score),
-        default_min_score=d.min_score,
+        default_min_score=RECOMMENDED_MIN_SCORE if d.min_score is None else d.min_score,
     )
 
 
@@ -151,6 +152,10 @@ def read_body(app: App, rec: NoteRecord) -> str | None:
 def retrievers(app: App, mode: str, warnings: list[str]) -> tuple[Retrievers, str]:
     """The parts for this vault; falls back to BM25 when there are no embeddings."""
     dense = None
+    if mode == "hybrid" and app.indexes.model_loading():
+        # The watcher is still loading the model (services/app.py): answer now, lexically.
+        warnings.append("the embedding model is still loading: searched with BM25 + graph only")
+        mode = "bm25"
     if mode in ("hybrid", "vector"):
         choice = app.indexes.embedding_choice()
         fp = app.db.get_meta("vector_fingerprint")
