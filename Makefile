@@ -68,6 +68,7 @@ bench: install
 eval: install
 	$(BIN)/python scripts/eval.py --corpora $(CORPORA) --out docs/BENCHMARKS.md
 	$(BIN)/python scripts/linkcheck.py $(CORPORA)/obsidian-help-en --out docs/BENCHMARKS.md
+	$(BIN)/python scripts/multilingual.py --corpora $(CORPORA) --out docs/BENCHMARKS.md
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -4,6 +4,7 @@ same run, written to docs/BENCHMARKS.md between `<!-- bench:start -->` and `<!--
 
     bench.py --corpora ../shared/corpora --out docs/BENCHMARKS.md
              [--sizes 1000,10000] [--work bench-work/bench] [--quick]
+    bench.py --only mcp,autostart    # just those rows, on the largest vault; printed, not written
 
 Vaults come from scripts/genvault.py (cached in the work folder) and from the real Obsidian
 Help vault in the corpora. Every command runs as a fresh process, timed from spawn to exit,
@@ -151,6 +152,9 @@ class Bench:
         env.update(
             HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", NO_COLOR="1", COLUMNS="120", TOKENIZERS_PARALLELISM="false"
         )
+        # A cold CLI figure stays cold: no read command starts a watcher (cli/autostart.py).
+        # The always-warm rows (`autostart`) measure autostart on purpose, without this.
+        env["VAULTMEM_NO_AUTOSTART"] = "1"
         env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
         return env
 
@@ -305,9 +309,13 @@ class Bench:
                 out.append(q)
         return out
 
-    def synthetic_vault(self, n: int, backend: str) -> VaultInfo:
+    def synthetic_vault(self, n: int, backend: str, reuse: bool = False) -> VaultInfo:
+        """`reuse` (--only): keep the working copy of an earlier run when its index is fresh."""
         gen = self.generated(n)
-        path = self.working_copy(gen, f"n{n}-{backend}", backend)
+        path = self.work / "runs" / f"n{n}-{backend}"
+        fresh = reuse and (path / ".vaultmem").is_dir() and self.index_fresh(path)
+        if not fresh:
+            path = self.working_copy(gen, f"n{n}-{backend}", backend)
         manifest = json.loads((gen / ".genvault.json").read_text(encoding="utf-8"))
         queries = self.cran_queries()[: self.n_queries]
         if len(queries) < self.n_queries:  # no corpus: topic words still carry signal
@@ -335,7 +343,15 @@ class Bench:
             keywords.append(" ".join(words[:3]))
         sample = manifest.get("sample") or []
         ref = sample[0]["id"] if sample else None
-        return VaultInfo(f"{n:,} notes", path, n, backend, manifest, queries, keywords, ref)
+        return VaultInfo(f"{n:,} notes", path, n, backend, manifest, queries, keywords, ref, indexed=fresh)
+
+    def index_fresh(self, vault: Path) -> bool:
+        self.stop_stray_watcher(vault)
+        r = self.vm("status", vault=vault, ghost=False, timeout=120)
+        try:
+            return bool(r.json().get("index", {}).get("fresh"))
+        except NA:
+            return False
 
     # --- measurements -------------------------------------------------------------------
 
@@ -831,6 +847,220 @@ class Bench:
             used / 10 < 0.02,
         )
 
+    # --- agents: the always-warm CLI and the MCP server ---------------------------------
+
+    def autostart_env(self) -> dict[str, str]:
+        return {k: val for k, val in self.env.items() if k != "VAULTMEM_NO_AUTOSTART"}
+
+    def no_watcher(self, v: VaultInfo) -> None:
+        self.require("watch")
+        if not v.indexed:
+            raise NA("index failed")
+        self.stop_stray_watcher(v.path)
+        if self.watcher_pid(v.path) is not None:
+            raise NA("a watcher is still running on the vault")
+
+    def stop_started_watcher(self, v: VaultInfo) -> None:
+        """Stop the watcher a measurement started on demand (it would idle for 30 minutes)."""
+        pid = self.watcher_pid(v.path)
+        if pid is not None:
+            if pid not in self.watchers:
+                self.watchers.append(pid)
+            self.stop_watcher(v.path, pid)
+
+    def autostart(self, v: VaultInfo) -> None:
+        area = f"Always-warm CLI ({v.label}, backend {v.backend})"
+        self.add(
+            area,
+            "20 consecutive `search --json`, no watcher beforehand",
+            "p50 < 100 ms",
+            lambda: self.autostart_searches(v),
+        )
+
+    def autostart_searches(self, v: VaultInfo) -> tuple[str, str, str, bool | None]:
+        self.no_watcher(v)
+        queries = [v.queries[i % len(v.queries)] for i in range(20)]
+        env = self.autostart_env()
+        runs: list[Run] = []
+        try:
+            for q in queries:
+                r = run(self.vm_argv(v.path, "search", q), env, timeout=300)
+                if not r.ok:
+                    raise NA(r.reason())
+                runs.append(r)
+        finally:
+            self.stop_started_watcher(v)
+        docs = [r.json() for r in runs]
+        lexical = sum(1 for d in docs if d.get("mode") == "bm25")
+        rest = [r.seconds for r in runs[1:]]
+        ok = at_target_size(v, median(rest) < 0.100)
+        notes = (
+            f"the first call starts a watcher (cli/autostart.py) and is answered by it; the other 19 are forwarded to it. "
+            f"{lexical} of 20 answered with BM25 + graph while the watcher was still loading the model; "
+            "the watcher was stopped after"
+        )
+        return f"first {secs(runs[0].seconds)} · rest {lat(rest)}", "", notes, ok
+
+    def mcp(self, v: VaultInfo) -> None:
+        area = f"MCP server ({v.label}, backend {v.backend})"
+        names = ["`initialize` with no watcher running", "`initialize` with a watcher running", "memory_search p50"]
+        self.add(area, names[0], "< 2 s", lambda: self.mcp_cold(v))
+        try:
+            self.no_watcher(v)
+            pid, _, _ = self.start_watcher(v)
+            self.wait_model_ready(v)
+        except NA as exc:
+            for name, target in zip(names[1:], ["< 1 s", ""], strict=True):
+                self.rows.append(Row(area, name, f"n/a ({short(exc)})", target))
+            return
+        try:
+            self.add(area, names[1], "< 1 s", lambda: self.mcp_initialize(v))
+            self.add(area, names[2], "", lambda: self.mcp_searches(v))
+        finally:
+            self.stop_watcher(v.path, pid)
+
+    def wait_model_ready(self, v: VaultInfo, timeout: float = 120.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with contextlib.suppress(NA):
+                if (self.vm("status", vault=v.path, ghost=False, timeout=60).json().get("watcher") or {}).get(
+                    "model"
+                ) != "loading":
+                    return
+            time.sleep(0.2)
+        raise NA(f"the watcher's model was not ready within {timeout:.0f} s")
+
+    def mcp_process(self, v: VaultInfo, env: dict[str, str]) -> tuple[subprocess.Popen[bytes], float, float]:
+        """`vaultmem mcp` spoken to in raw JSON-RPC: (process, spawn time, seconds until the
+        `initialize` answer). No client library in the way of the figure."""
+        env = {**env, "VAULTMEM_GHOST": GHOST}
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(
+            [str(BIN / "vaultmem"), "mcp", "--vault", str(v.path)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
+        init = {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "vaultmem-bench", "version": "0"},
+        }
+        self.rpc_send(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
+        self.rpc_reply(proc, 1)
+        return proc, t0, time.perf_counter() - t0
+
+    def rpc_send(self, proc: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps(message).encode() + b"\n")
+        proc.stdin.flush()
+
+    def rpc_reply(self, proc: subprocess.Popen[bytes], ident: int) -> dict[str, Any]:
+        assert proc.stdout is not None
+        while True:
+            line = proc.stdout.readline()
+            if not line:
+                raise NA(f"`vaultmem mcp` exited ({proc.poll()}) before answering")
+            message = json.loads(line)
+            if message.get("id") == ident:
+                if "error" in message:
+                    raise NA(f"JSON-RPC error: {message['error']}")
+                return dict(message["result"])
+
+    def end_mcp(self, proc: subprocess.Popen[bytes]) -> None:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+    def mcp_cold(self, v: VaultInfo) -> tuple[str, str, str, bool | None]:
+        """Spawn → `initialize` with no watcher (the server starts one in the background),
+        then the first memory_search, which waits for that watcher."""
+        reps = 3 if self.quick else 5
+        inits: list[float] = []
+        firsts: list[float] = []
+        modes: list[str] = []
+        for i in range(reps):
+            self.no_watcher(v)
+            proc, t0, init_s = self.mcp_process(v, self.autostart_env())
+            try:
+                inits.append(init_s)
+                self.rpc_send(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+                call = {"name": "memory_search", "arguments": {"query": v.queries[i % len(v.queries)]}}
+                self.rpc_send(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})
+                result = self.rpc_reply(proc, 2)
+                firsts.append(time.perf_counter() - t0)
+                if result.get("isError"):
+                    raise NA(f"memory_search failed: {result.get('content')}")
+                modes.append(str((result.get("structuredContent") or {}).get("mode")))
+            finally:
+                self.end_mcp(proc)
+                self.stop_started_watcher(v)
+        ok = at_target_size(v, max(inits) < 2.0)
+        notes = (
+            f"{reps} runs, raw JSON-RPC over stdio, timed from spawn; the server starts a watcher in the background "
+            f"and answers meanwhile. First memory_search answered {lat(firsts)} after spawn, in mode "
+            f"{', '.join(sorted(set(modes)))} (bm25: the watcher was still loading the model, and said so)"
+        )
+        return lat(inits), "", notes, ok
+
+    def mcp_initialize(self, v: VaultInfo) -> tuple[str, str, str, bool | None]:
+        reps = 3 if self.quick else 5
+        inits = []
+        for _ in range(reps):
+            proc, _, init_s = self.mcp_process(v, self.env)
+            self.end_mcp(proc)
+            inits.append(init_s)
+        notes = f"{reps} runs, raw JSON-RPC over stdio, timed from spawn (the `mcp` SDK import is most of it)"
+        return lat(inits), "", notes, at_target_size(v, max(inits) < 1.0)
+
+    def mcp_searches(self, v: VaultInfo) -> tuple[str, str, str, bool | None]:
+        """One stdio session of the official client: memory_search for each query, timed
+        from call to result (after one uncounted warm-up call)."""
+        import anyio
+        from mcp import Client, StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        params = StdioServerParameters(
+            command=str(BIN / "vaultmem"),
+            args=["mcp", "--vault", str(v.path)],
+            env={**self.env, "VAULTMEM_GHOST": GHOST},
+        )
+        times: list[float] = []
+        modes: list[str] = []
+        returned: list[int] = []
+        listed: dict[str, int] = {}
+
+        async def session() -> None:
+            with open(os.devnull, "w") as devnull:
+                async with Client(stdio_client(params, errlog=devnull), mode="legacy") as client:
+                    tools = (await client.list_tools()).tools
+                    text = json.dumps([t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools])
+                    listed.update(tools=len(tools), tokens=len(text) // 4)
+                    for i, q in enumerate([v.queries[0], *v.queries]):
+                        t0 = time.perf_counter()
+                        result = await client.call_tool("memory_search", {"query": q})
+                        took = time.perf_counter() - t0
+                        if result.is_error:
+                            raise NA(f"memory_search failed: {result.content[0]}")
+                        if i:
+                            doc = result.structured_content or {}
+                            times.append(took)
+                            modes.append(str(doc.get("mode")))
+                            returned.append(int(doc.get("returned", 0)))
+
+        anyio.run(session)
+        notes = (
+            f"{len(times)} queries in one stdio session (the official `mcp` client), watcher running and warm; "
+            f"mode {', '.join(sorted(set(modes)))}; mean results {sum(returned) / len(returned):.1f}. "
+            f"tools/list: {listed['tools']} tools, {listed['tokens']:,} tokens (characters / 4)"
+        )
+        return lat(times), "", notes, None
+
     # --- the real vault -----------------------------------------------------------------
 
     def obsidian(self) -> VaultInfo | None:
@@ -897,6 +1127,8 @@ class Bench:
         if not self.args.no_watch:
             if last_auto is not None:
                 self.watcher(last_auto)
+                self.autostart(last_auto)
+                self.mcp(last_auto)
             else:
                 why = "skipped: --no-vectors" if self.args.no_vectors else "no vault with vectors was built"
                 self.rows.append(Row("With the watcher running", "all", f"n/a ({why})"))
@@ -911,6 +1143,20 @@ class Bench:
                 self.search(ob, "bm25", area)
                 self.search(ob, "hybrid", area)
         self.raw["commands_at_end"] = sorted(self.commands)
+
+    def run_only(self, groups: list[str]) -> None:
+        """`--only`: just these rows, on the largest generated vault with vectors; its
+        working copy from an earlier run is kept when its index is fresh (else rebuilt)."""
+        self.discover()
+        n = 1000 if self.quick else max(self.args.sizes)
+        v = self.synthetic_vault(n, "auto", reuse=True)
+        self.vaults.append(v)
+        if not v.indexed:
+            self.full_index(v)
+        if "autostart" in groups:
+            self.autostart(v)
+        if "mcp" in groups:
+            self.mcp(v)
 
     def full_index_obsidian(self, v: VaultInfo, area: str) -> None:
         def measure() -> tuple[str, str, str, bool | None]:
@@ -1020,6 +1266,8 @@ AREA_ORDER = (
     "`query`",
     "`search`",
     "With the watcher",
+    "Always-warm CLI",
+    "MCP server",
     "Obsidian",
     "Vault generation",
     "Run",
@@ -1048,6 +1296,9 @@ def write_section(path: Path, section: str) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(new, encoding="utf-8")
     os.replace(tmp, path)
+
+
+ONLY_GROUPS = ("autostart", "mcp")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -1084,7 +1335,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--no-watch", action="store_true", help="skip the watcher measurements")
     parser.add_argument("--no-obsidian", action="store_true", help="skip the Obsidian Help vault")
     parser.add_argument("--no-write", action="store_true", help="print the report only")
+    parser.add_argument(
+        "--only",
+        type=lambda s: [g.strip() for g in s.split(",") if g.strip()],
+        default=[],
+        help=f"run only these groups of rows ({', '.join(ONLY_GROUPS)}) on the largest vault; "
+        "prints the report without writing --out (the section is written whole by a full run)",
+    )
     args = parser.parse_args(argv)
+    unknown = set(args.only) - set(ONLY_GROUPS)
+    if unknown:
+        parser.error(f"--only: unknown group(s) {', '.join(sorted(unknown))}; known: {', '.join(ONLY_GROUPS)}")
     if not args.peer_encode:
         args.peer_encode = 300 if args.quick else 1000
     return args
@@ -1102,7 +1363,10 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _interrupt)
     interrupted = False
     try:
-        bench.run_all()
+        if args.only:
+            bench.run_only(args.only)
+        else:
+            bench.run_all()
     except KeyboardInterrupt:
         interrupted = True
         bench.rows.append(Row("Run", "interrupted", "n/a (interrupted; the figures above are partial)"))
@@ -1110,11 +1374,11 @@ def main(argv: list[str] | None = None) -> int:
         bench.cleanup()
     report = bench.render()
     print(report)
-    (args.work / "results.json").write_text(
+    (args.work / ("results-only.json" if args.only else "results.json")).write_text(
         json.dumps({"rows": [asdict(r) for r in bench.rows + bench.memory], "raw": bench.raw}, indent=1, default=str),
         encoding="utf-8",
     )
-    if not args.no_write:
+    if not args.no_write and not args.only:
         write_section(args.out, report)
         print(f"bench: wrote {args.out}", file=sys.stderr)
     return 130 if interrupted else 0

@@ -92,7 +92,11 @@ def hook_env(tmp: Path, embedder: str | None = "hash") -> dict[str, str]:
     hook_dir = tmp / "vmtest_hook"
     hook_dir.mkdir(parents=True, exist_ok=True)
     (hook_dir / "sitecustomize.py").write_text("import tests._embedders as _e\n_e.install_from_env()\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("VAULTMEM_") or k == "VAULTMEM_CACHE_DIR"}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("VAULTMEM_") or k in ("VAULTMEM_CACHE_DIR", "VAULTMEM_NO_AUTOSTART")
+    }
     env["PYTHONPATH"] = os.pathsep.join([str(hook_dir), str(REPO)])
     env["HF_HUB_OFFLINE"] = "1"
     env["TRANSFORMERS_OFFLINE"] = "1"

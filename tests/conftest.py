@@ -35,6 +35,8 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
         if name.startswith("VAULTMEM_"):
             monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("VAULTMEM_CACHE_DIR", MODEL_CACHE)
+    # No test leaves a watcher behind: read commands start none (tests of autostart unset it).
+    monkeypatch.setenv("VAULTMEM_NO_AUTOSTART", "1")
     for name in ("NO_COLOR", "FORCE_COLOR"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("COLUMNS", "100")

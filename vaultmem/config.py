@@ -20,6 +20,12 @@ from vaultmem.paths import CONFIG_NAME as CONFIG_NAME  # spelled in paths.py, ke
 from vaultmem.paths import STATE_DIR as STATE_DIR
 
 GHOST_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+# A ghost's name becomes a folder under private/, diary/ and inbox/: `inbox/shared/` is the
+# shared inbox, so a ghost named `shared` would write its "private" captures where everyone
+# reads them. The names of the vault's own folders are not ghost names either.
+RESERVED_GHOST_NAMES = frozenset(
+    {"shared", "private", "project", "projects", "diary", "inbox", "reference", "hooks", "trash", "vaultmem"}
+)
 
 DEFAULT_TYPES: tuple[str, ...] = (
     "note", "fact", "skill", "pattern", "preference", "decision", "observation",
@@ -48,7 +54,7 @@ class SearchDefaults:
     # `relevance` (a calibrated score in [0, 1]) or `rrf`: see vaultmem/search/fusion.py
     fusion: str = "relevance"
     # results below this relevance are left out (an off-topic question returns nothing);
-    # None: the cut fitted with the calibration (search/fusion.py DEFAULT_MIN_SCORE)
+    # None: the cut chosen with the calibration (search/fusion.py RECOMMENDED_MIN_SCORE)
     min_score: float | None = None
 
 
@@ -64,6 +70,10 @@ class VaultConfig:
     embedding_model: str = "all-MiniLM-L6-v2"
     chroma_mode: str = "embedded"
     chroma_url: str | None = None
+    # [watch]: a read command that finds no watcher starts one (cli/autostart.py), which
+    # exits after this many idle minutes
+    watch_autostart: bool = True
+    watch_idle_minutes: float = 30.0
     warnings: tuple[str, ...] = ()
 
     def with_overrides(self, **changes: Any) -> VaultConfig:
@@ -79,15 +89,33 @@ _KNOWN: dict[str, set[str]] = {
     "search": set(SearchDefaults.__dataclass_fields__),
     "embedding": {"backend", "model"},
     "chroma": {"mode", "url"},
+    "watch": {"autostart", "idle_exit_minutes"},
 }
 
 
-def validate_ghost_name(name: str) -> str:
+def validate_name(name: str, what: str = "name") -> str:
+    """A ghost or project name: one plain folder name, never a path."""
     if not GHOST_RE.match(name):
         raise InvalidInput(
-            f"invalid ghost name {name!r}: use 1-64 of a-z, 0-9, '_' and '-', starting with a letter or digit"
+            f"invalid {what} {name!r}: use 1-64 of a-z, 0-9, '_' and '-', starting with a letter or digit"
         )
     return name
+
+
+def validate_ghost_name(name: str) -> str:
+    """The one check of a ghost name wherever one enters: --ghost, VAULTMEM_GHOST, `ghost
+    add`, `init --ghost`, `mcp --ghost`, vaultmem.toml."""
+    validate_name(name, "ghost name")
+    if name in RESERVED_GHOST_NAMES:
+        raise InvalidInput(
+            f"invalid ghost name {name!r}: reserved for the vault's folders "
+            f"({', '.join(sorted(RESERVED_GHOST_NAMES))}); choose another name"
+        )
+    return name
+
+
+def is_ghost_name(name: str) -> bool:
+    return bool(GHOST_RE.match(name)) and name not in RESERVED_GHOST_NAMES
 
 
 def find_vault(flag: str | Path | None, cwd: Path | None = None, env: Mapping[str, str] | None = None) -> Path:
@@ -150,7 +178,7 @@ def parse_config(data: Mapping[str, Any]) -> VaultConfig:
     vault = _table(data, "vault", warnings)
     ghosts: list[str] = []
     for name in _as_str_tuple(vault.get("ghosts", []), "vault.ghosts", warnings):
-        if GHOST_RE.match(name):
+        if is_ghost_name(name):
             ghosts.append(name)
         else:
             warnings.append(f"vault.ghosts: {name!r} is not a valid ghost name; ignored")
@@ -196,7 +224,18 @@ def parse_config(data: Mapping[str, Any]) -> VaultConfig:
     if url is not None and not isinstance(url, str):
         warnings.append(f"chroma.url: expected a string, got {url!r}; ignored")
         url = None
+    watch = _table(data, "watch", warnings)
+    autostart = watch.get("autostart", True)
+    if not isinstance(autostart, bool):
+        warnings.append(f"watch.autostart: expected true or false, got {autostart!r}; using true")
+        autostart = True
+    idle = watch.get("idle_exit_minutes", 30.0)
+    if isinstance(idle, bool) or not isinstance(idle, int | float) or not 0 < idle <= 7 * 24 * 60:
+        warnings.append(f"watch.idle_exit_minutes: expected minutes in (0, 10080], got {idle!r}; using 30")
+        idle = 30.0
     return VaultConfig(
+        watch_autostart=autostart,
+        watch_idle_minutes=float(idle),
         ghosts=tuple(ghosts),
         projects=projects,
         types=types,

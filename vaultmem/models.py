@@ -209,6 +209,8 @@ class LinkOut(Result):
 class LinkIn(Result):
     note: LinkedNote = inline()
     kind: str = "link"
+    heading: str | None = opt()  # `[[This note#Heading]]`: the heading the link points at
+    label: str | None = opt()  # `[[This note|label]]`: the text the link shows
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,6 +241,8 @@ class NoteDocument(Result):
     links: Links
     comments: list[Any]
     raw: str | None = opt()
+    # `get --section`/`--lines` (or a pasted `[[Note#Heading]]`): which part `body` holds
+    part: dict[str, Any] | None = opt()
 
 
 @dataclass(frozen=True, slots=True)
@@ -456,3 +460,101 @@ class RestoreResult(Result):
     id: str
     path: str
     restored_from: str
+
+
+# --- browsing: list, links, tags, orphans, diary ------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ListedNote(Result):
+    """A note in `list`: a NoteSummary's keys (without search's score and snippet), its
+    tags and importance, and `modified`, the file's modification time (a hand edit in an
+    editor changes it even when the front matter's `updated` stays)."""
+
+    id: str | None
+    title: str | None
+    type: str | None
+    scope: str | None
+    path: str
+    owner: str | None
+    project: str | None
+    trust_score: float | None
+    importance: float | None
+    created: str | None
+    updated: str | None
+    modified: str
+    tags: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class DeletedNote(Result):
+    """A note the vault no longer has: moved to the trash by vaultmem (`deleted_at` known)
+    or removed from disk and not yet forgotten by the state db (`deleted_at` null)."""
+
+    id: str | None
+    title: str | None
+    path: str
+    scope: str | None
+    deleted_at: str | None
+    trashed_to: str | None = opt()
+
+
+@dataclass(frozen=True, slots=True)
+class NoteList(Result):
+    """`list`: one page of notes, and how many match in all (`total`)."""
+
+    notes: list[ListedNote]
+    total: int
+    returned: int
+    offset: int
+    limit: int
+    sort: str
+    deleted: list[DeletedNote] | None = opt()
+
+
+@dataclass(frozen=True, slots=True)
+class LinkReport(Result):
+    """`links REF`: the note, and its links as the reader sees them (the `links` of `get`)."""
+
+    note: LinkedNote
+    links: Links = inline()
+
+
+@dataclass(frozen=True, slots=True)
+class TagCount(Result):
+    """One tag: `count` notes carry it or a tag nested under it (`a` counts `a/b`, as
+    Obsidian's tag pane rolls them up); `notes` carry exactly it."""
+
+    tag: str
+    count: int
+    notes: int
+
+
+@dataclass(frozen=True, slots=True)
+class TagList(Result):
+    tags: list[TagCount]
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class OrphanList(Result):
+    """Notes nothing links to that link to nothing (among the notes the reader can see)."""
+
+    orphans: list[ListedNote]
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class EditResult(Result):
+    """`edit` and `diary`: the note, whether the file changed (or was created), and what
+    lint finds wrong with it now."""
+
+    id: str | None
+    path: str
+    created: bool
+    changed: bool
+    version: int | None
+    lines_added: int = 0
+    lines_removed: int = 0
+    fields_changed: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)

@@ -17,6 +17,7 @@ STATE_DIR = ".vaultmem"
 # Inside STATE_DIR.
 STATE_DB = "state.db"
 INDEX_LOCK = "index.lock"
+CONFIG_LOCK = "config.lock"  # held while vaultmem edits vaultmem.toml (`ghost add`)
 WHOOSH_DIR = "whoosh"
 WHOOSH_SCHEMA = "VAULTMEM_SCHEMA"  # inside WHOOSH_DIR: the layout version of that index
 CHROMA_DIR = "chroma"
@@ -28,6 +29,8 @@ WATCHER_SOCKET = "watcher.sock"
 WATCHER_STATUS = "watcher.json"
 WATCHER_PID = "watcher.pid"
 WATCHER_LOG = "watcher.log"
+# `vaultmem token add`: SHA-256 hashes of the MCP server's HTTP bearer tokens, per ghost
+MCP_TOKENS = "mcp_tokens.json"
 
 # Vault-relative: trashed notes are addressed by paths like `.vaultmem/trash/<stamp>/<path>`.
 TRASH_RELPATH = f"{STATE_DIR}/{TRASH_DIR}"
@@ -51,6 +54,10 @@ class StatePaths:
     @property
     def lock(self) -> Path:
         return self.dir / INDEX_LOCK
+
+    @property
+    def config_lock(self) -> Path:
+        return self.dir / CONFIG_LOCK
 
     @property
     def whoosh(self) -> Path:
@@ -91,3 +98,7 @@ class StatePaths:
     @property
     def watcher_log(self) -> Path:
         return self.dir / WATCHER_LOG
+
+    @property
+    def mcp_tokens(self) -> Path:
+        return self.dir / MCP_TOKENS

@@ -113,7 +113,10 @@ def test_since_and_until(qcli: Cli) -> None:
     assert "shared/kiln.md" not in paths("--until", "2026-03-01")  # changed (updated) on 03-02
     assert "shared/kiln.md" in paths("--until", "2026-03-02")  # a date-only --until covers the whole day
     assert paths("--since", "2026-03-01", "--until", "2026-03-31") == {"shared/kiln.md"}
-    assert qcli("query", "kiln", "--since", "yesterday").exit_code == 5
+    assert qcli("query", "kiln", "--since", "the day before").exit_code == 5
+    # relative to now (vault/when.py): these notes were all changed long before yesterday
+    assert paths("--since", "yesterday") == set()
+    assert "shared/kiln.md" in paths("--until", "1d")
 
 
 def test_expired_notes_need_include_expired(qcli: Cli) -> None:
@@ -168,7 +171,11 @@ def test_query_needs_neither_whoosh_chroma_nor_a_model(qvault: Path) -> None:
         "heavy = sorted(m for m in ('chromadb', 'whoosh', 'torch', 'sentence_transformers', 'networkx') if m in sys.modules)\n"
         "print(json.dumps({'rc': rc, 'heavy': heavy, 'out': json.loads(buf.getvalue())}))\n"
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith("VAULTMEM_") or k == "VAULTMEM_CACHE_DIR"}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("VAULTMEM_") or k in ("VAULTMEM_CACHE_DIR", "VAULTMEM_NO_AUTOSTART")
+    }
     res = subprocess.run(
         [sys.executable, "-c", code, str(qvault)], capture_output=True, text=True, env=env, cwd=REPO, timeout=120
     )

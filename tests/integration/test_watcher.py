@@ -35,7 +35,8 @@ def clean_env(**extra: str) -> dict[str, str]:
     env = {
         k: v
         for k, v in os.environ.items()
-        if (not k.startswith("VAULTMEM_") or k == "VAULTMEM_CACHE_DIR") and k not in ("NO_COLOR", "FORCE_COLOR")
+        if (not k.startswith("VAULTMEM_") or k in ("VAULTMEM_CACHE_DIR", "VAULTMEM_NO_AUTOSTART"))
+        and k not in ("NO_COLOR", "FORCE_COLOR")
     }
     env.update({"COLUMNS": "100", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", **extra})
     return env
@@ -598,3 +599,68 @@ def _without_scores(value: Any) -> Any:
     if isinstance(value, list):
         return [_without_scores(v) for v in value]
     return value
+
+
+# --- the vault or the socket changing under a running watcher (issue 13, items 6 and 15) ---
+
+
+def _stops(w: Watcher, timeout: float = 15) -> None:
+    wait_until(lambda: w.proc.poll() is not None, timeout=timeout)
+    assert w.proc.returncode == 0, w.stderr()
+
+
+def test_a_renamed_vault_is_never_answered_by_its_old_watcher(
+    tmp_path: Path, start_watcher: Callable[..., Watcher]
+) -> None:
+    """The socket moves with the folder and still reaches the old watcher, whose root is
+    gone: commands for the new path run themselves, and the watcher stops."""
+    old = make_vault(tmp_path / "vault")
+    w = start_watcher(old)
+    new = tmp_path / "renamed"
+    old.rename(new)
+    welcome = "shared/Welcome to the vault.md"
+    assert welcome in search_paths(new, "welcome")  # --vault NEW
+    inside = subprocess.run(
+        [VAULTMEM, "search", "welcome", "--mode", "bm25", "--json"],
+        capture_output=True, text=True, env=clean_env(), cwd=new / "shared", timeout=60,
+    )  # fmt: skip
+    assert inside.returncode == 0, inside.stderr
+    assert welcome in [r["summary"]["path"] for r in json.loads(inside.stdout)["results"]]
+    assert ok(new, "get", welcome)["note"]["path"] == welcome
+    _stops(w)
+    assert "moved, deleted or replaced" in w.stderr()
+
+
+def test_a_socket_replaced_by_a_file_stops_the_watcher(tmp_path: Path, start_watcher: Callable[..., Watcher]) -> None:
+    vault = make_vault(tmp_path / "vault")
+    w = start_watcher(vault)
+    sock = vault / ".vaultmem" / "watcher.sock"
+    sock.unlink()
+    sock.write_text("not a socket")
+    assert ok(vault, "status")["watcher"]["running"] is False
+    _stops(w)
+    assert "was removed or replaced" in w.stderr()
+    assert sock.read_text() == "not a socket"  # not the watcher's to remove
+    start = time.monotonic()
+    assert "shared/Welcome to the vault.md" in search_paths(vault, "welcome")  # the lock is free
+    assert time.monotonic() - start < 10
+
+
+def test_a_socket_symlinked_to_another_vaults_watcher_does_not_answer(
+    tmp_path: Path, start_watcher: Callable[..., Watcher]
+) -> None:
+    other = make_vault(tmp_path / "other")
+    (other / "shared" / "only-other.md").write_text("Zebrafinch lives only in the other vault.\n")
+    w = start_watcher(other)
+    vault = make_vault(tmp_path / "vault")
+    (vault / ".vaultmem").mkdir(exist_ok=True)
+    (vault / ".vaultmem" / "watcher.sock").symlink_to(other / ".vaultmem" / "watcher.sock")
+    served = w.ping()["served"]
+    res = subprocess.run(
+        [VAULTMEM, "search", "zebrafinch", "--mode", "bm25", "--json"],
+        capture_output=True, text=True, env=clean_env(), cwd=vault, timeout=60,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["results"] == []
+    assert w.ping()["served"] == served
+    assert w.proc.poll() is None  # the other vault's watcher is fine and keeps running

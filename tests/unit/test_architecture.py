@@ -1,7 +1,7 @@
 """The shape of the code, parsed from the source so a violation fails before it runs.
 
 Layers import downwards only: errors/config/models/paths -> vault -> index -> search ->
-services -> daemon -> cli. Note files are read only in vaultmem/vault/ (one reader, one
+services -> daemon -> cli -> mcp. Note files are read only in vaultmem/vault/ (one reader, one
 size limit); SQL is written only in index/statedb.py, as named queries; the files under
 .vaultmem/ are named only in vaultmem/paths.py.
 """
@@ -14,11 +14,12 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "vaultmem"
-RANK = {"base": 0, "vault": 1, "index": 2, "search": 3, "services": 4, "daemon": 5, "cli": 6}
+RANK = {"base": 0, "vault": 1, "index": 2, "search": 3, "services": 4, "daemon": 5, "cli": 6, "mcp": 7}
 # The CLI's entry point forwards to a running watcher and `watch` starts one; the watcher
 # runs the CLI's own commands only through the runner `watch` hands it (cli/serve.py), so
-# the daemon never imports the CLI.
-PEERS: set[tuple[str, str]] = set()
+# the daemon never imports the CLI. The MCP server runs each tool call as a CLI command
+# (vaultmem/mcp/runner.py), and only the `mcp` command (cli/mcp.py) starts it.
+PEERS: set[tuple[str, str]] = {("cli", "mcp")}
 
 
 def layer(module: str) -> str:
@@ -112,7 +113,8 @@ NOT_NOTES = {
     "daemon/control.py::_log_tail": "watcher.log",
     "daemon/control.py::start_detached": "watcher.log, appended to",
     "daemon/paths.py::read_status": "watcher.json",
-    "index/fulltext.py::FullTextIndex.__init__": "whoosh's schema marker",
+    "index/fulltext.py::_open_existing": "whoosh's schema marker",
+    "index/healing.py::sqlite_problem": "the header of a derived SQLite file (state db, chroma.sqlite3)",
     "index/lock.py::IndexLock.holder": "index.lock",
     "index/lock.py::IndexLock.acquire": "index.lock",
     "index/onnx_export.py::max_seq_length": "the embedding model's own config",
@@ -123,6 +125,10 @@ NOT_NOTES = {
     "services/vaults.py::_append_ignore_rule": ".gitignore",
     "services/vaults.py::_write_vault": "vaultmem's template vaultmem.toml and .gitignore",
     "services/vaults.py::add_ghost": "vaultmem.toml",
+    "services/vaults.py::_write_config": "vaultmem.toml's temp file, opened to write (ghost add)",
+    "cli/autostart.py::start_in_background": "watcher.log, appended to",
+    "services/tokens.py::_load": "mcp_tokens.json",
+    "services/tokens.py::add_token": "mcp_tokens.json, written mode 0600",
 }
 
 

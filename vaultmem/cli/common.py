@@ -23,7 +23,7 @@ GhostOpt = Annotated[
     str | None,
     typer.Option("--ghost", help="Acting ghost (agent identity). Default: $VAULTMEM_GHOST.", show_default=False),
 ]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print exactly one JSON document on stdout.")]
+JsonOpt = Annotated[bool, typer.Option("--json", "-j", help="Print exactly one JSON document on stdout.")]
 ExpectVersionOpt = Annotated[
     int | None,
     typer.Option(
@@ -51,6 +51,9 @@ def open_app(ctx: typer.Context, vault: Path | None, ghost: str | None, progress
     if provider is not None:
         # Inside the watcher (vaultmem/daemon/bridge.py): its warm App, as this request's ghost.
         return provider(vault or g.get("vault"), ghost or g.get("ghost"), notice, progress)
+    from vaultmem.cli.notices import show_model_notices
+
+    show_model_notices()  # a first search may prepare the embedding model: ~20 s, said on stderr
     app = App.open(vault or g.get("vault"), ghost or g.get("ghost"), notice=notice, progress=progress)
     app.after_write = _watcher_sync(app, notice)
     ctx.call_on_close(app.close)

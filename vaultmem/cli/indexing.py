@@ -63,7 +63,10 @@ def register(app: typer.Typer) -> None:
 
         with progress_hook(True) as hook:
             app_ = open_app(ctx, vault, None, progress=hook)
-            emit(run_index(app_, full=full), json_mode(ctx, json_), _render_index)
+            report = run_index(app_, full=full)
+        # After the bar is gone: while it draws, rich routes stdout through its (transient)
+        # display, and a summary printed then vanished with it.
+        emit(report, json_mode(ctx, json_), _render_index)
 
     @app.command("status")
     def status(ctx: typer.Context, vault: VaultOpt = None, ghost: GhostOpt = None, json_: JsonOpt = False) -> None:

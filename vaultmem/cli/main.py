@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 import sys
 import traceback
 from typing import Any
@@ -41,6 +42,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "ghost": ("vaults", "Register and list ghosts (agent identities)."),
     "note": ("notes", "Create, change, validate, comment on and delete notes."),
     "get": ("notes", "Show one note with its links (memory_get)."),
+    "list": ("browse", "List notes, newest change first, with filters and pages."),
+    "links": ("browse", "Show a note's links out and in, its parent and children, and dangling targets."),
+    "tags": ("browse", "Count every tag in use (front matter and inline #tags; nested tags roll up)."),
+    "orphans": ("browse", "List notes that nothing links to and that link nowhere."),
+    "edit": ("editing", "Open a note in $VISUAL or $EDITOR, then report what changed and its lint problems."),
+    "diary": ("editing", "Open or create the ghost's diary entry for a day (diary/<ghost>/YYYY-MM-DD.md)."),
     "capture": ("inbox", "Store raw text in the inbox for later curation (memory_capture)."),
     "inbox": ("inbox", "Curate captures into structured notes."),
     "write": ("inbox", "Ingest tool `memory_writes` (episodic, semantic, conversation) as notes."),
@@ -56,6 +63,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lint": ("lint", "Check every note: front matter, scopes, ids, types, ranges, links."),
     "fix-names": ("files", "Rename notes after their titles as Obsidian names files; every link to them is rewritten."),
     "trash": ("files", "Deleted notes: list them, bring one back."),
+    "mcp": ("mcp", "Serve the memory tools over the Model Context Protocol (stdio, or HTTP with --http)."),
+    "token": ("mcp", "Bearer tokens for `mcp --http`, one per ghost."),
 }
 
 
@@ -70,7 +79,43 @@ def build_module_commands(module_name: str) -> dict[str, Any]:
         # Typer turns a lone command into the group itself; wrap it so it keeps its name.
         sub.callback()(lambda: None)
     group = typer.main.get_command(sub)
-    return dict(getattr(group, "commands", {}))
+    _finite_floats(group)
+    commands = dict(getattr(group, "commands", {}))
+    from vaultmem.cli.examples import polish  # examples in --help, -n/-t/-s/-j, plain usage lines
+
+    for name, command in commands.items():
+        polish(name, command)
+    return commands
+
+
+_FINITE: dict[type, Any] = {}
+
+
+def _finite_float_type(float_type: Any) -> Any:
+    """A float parameter type that refuses `nan` and `inf` (Python's float() takes them) as
+    invalid input (exit 5, as every out-of-range number is), so NaN never reaches a weight,
+    a threshold or the JSON output."""
+    base = type(float_type)
+    if base not in _FINITE:
+
+        def convert(self: Any, value: Any, param: Any, ctx: Any) -> Any:
+            number = base.convert(self, value, param, ctx)
+            if isinstance(number, float) and not math.isfinite(number):
+                name = param.opts[0] if param is not None and param.opts else "a number"
+                raise InvalidInput(f"invalid value for {name!r}: {value!r} is not a finite number")
+            return number
+
+        _FINITE[base] = type("FiniteFloatParamType", (base,), {"convert": convert})()
+    return _FINITE[base]
+
+
+def _finite_floats(command: Any) -> None:
+    """Every float option and argument of a command (and of its subcommands) made finite."""
+    for param in getattr(command, "params", ()):
+        if type(param.type).__name__ == "FloatParamType":
+            param.type = _finite_float_type(param.type)
+    for sub in getattr(command, "commands", {}).values():
+        _finite_floats(sub)
 
 
 class VaultmemGroup(TyperGroup):
@@ -91,6 +136,20 @@ class VaultmemGroup(TyperGroup):
             self._built.update(build_module_commands(COMMANDS[cmd_name][0]))
         return self._built.get(cmd_name)
 
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        """A misspelled command suggests the closest ones (Typer's suggestion looks only at
+        commands already built; these are built on demand)."""
+        try:
+            return super().resolve_command(ctx, args)
+        except ParseError as exc:
+            import difflib
+
+            message = getattr(exc, "message", None)
+            matches = difflib.get_close_matches(args[0], list(COMMANDS)) if args else []
+            if matches and isinstance(message, str) and "Did you mean" not in message:
+                exc.message = message.rstrip(".") + f". Did you mean {' or '.join(repr(m) for m in matches)}?"
+            raise
+
     def format_commands(self, ctx: Any, formatter: Any) -> None:
         with formatter.section("Commands"):
             formatter.write_dl([(name, help_) for name, (_, help_) in COMMANDS.items()])
@@ -108,6 +167,7 @@ class VaultmemGroup(TyperGroup):
         argv = list(sys.argv[1:] if args is None else args)
         json_mode = (
             "--json" in argv
+            or "-j" in argv
             or "--format=json" in argv
             or any(pair == ("--format", "json") for pair in itertools.pairwise(argv))
         )

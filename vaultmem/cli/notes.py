@@ -128,6 +128,7 @@ def register(app: typer.Typer) -> None:
         confidence: Annotated[float | None, typer.Option("--confidence", help="confidence in [0, 1].")] = None,
         importance: Annotated[float | None, typer.Option("--importance", help="importance in [0, 1].")] = None,
         ttl_days: Annotated[float | None, typer.Option("--ttl-days", help="Expire after N days.")] = None,
+        edit: Annotated[bool, typer.Option("--edit", help="Then open the new note in $VISUAL/$EDITOR.")] = False,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
@@ -140,7 +141,15 @@ def register(app: typer.Typer) -> None:
             parent=parent, tags=tag or [], aliases=alias or [], source=source, trust=trust,
             confidence=confidence, importance=importance, ttl_days=ttl_days,
         )  # fmt: skip
-        result = create_note(open_app(ctx, vault, ghost), spec)
+        app_ = open_app(ctx, vault, ghost)
+        result = create_note(app_, spec)
+        if edit:
+            from vaultmem.cli.editing import render_edit, run_editor
+            from vaultmem.services.editing import open_in_editor
+
+            edited = open_in_editor(app_, result.path, run_editor, created=True)
+            emit(edited, json_mode(ctx, json_), render_edit)
+            return
         emit(result, json_mode(ctx, json_), _render_write)
 
     @note_app.command("update")
@@ -236,8 +245,25 @@ def register(app: typer.Typer) -> None:
     @app.command("get")
     def get(
         ctx: typer.Context,
-        ref: Annotated[str, typer.Argument(help="Note id, vault-relative path, title or alias.")],
+        refs: Annotated[
+            list[str],
+            typer.Argument(
+                help="Note id (or its first 6+ characters), vault-relative path, title, alias, file name, "
+                "or a pasted [[Note#Heading|label]]. Several: a JSON array.",
+                show_default=False,
+            ),
+        ],
         raw: Annotated[bool, typer.Option("--raw", help="Print the file exactly as stored.")] = False,
+        scope: Annotated[
+            str | None,
+            typer.Option("--scope", "-s", help="Look only in: all | shared | private | project | diary | inbox"),
+        ] = None,
+        section: Annotated[
+            str | None, typer.Option("--section", help="Only the section under this heading (and its subsections).")
+        ] = None,
+        lines: Annotated[
+            str | None, typer.Option("--lines", help="Only lines A:B of the body (or of --section), from 1; A: or :B.")
+        ] = None,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
@@ -247,8 +273,20 @@ def register(app: typer.Typer) -> None:
 
         from vaultmem.services.notes import get_note
 
-        doc = get_note(open_app(ctx, vault, ghost), ref, raw=raw)
+        app_ = open_app(ctx, vault, ghost)
+        docs = [get_note(app_, ref, raw=raw, scope=scope, section=section, lines=lines) for ref in refs]
         if raw and not json_mode(ctx, json_):
-            sys.stdout.write(doc.raw or "")
+            sys.stdout.write("".join(doc.raw or "" for doc in docs))
             return
-        emit(doc, json_mode(ctx, json_), _render_note)
+        if len(docs) == 1:
+            emit(docs[0], json_mode(ctx, json_), _render_note)
+            return
+        emit(docs, json_mode(ctx, json_), _render_notes)
+
+
+def _render_notes(con: Any, docs: list[NoteDocument]) -> None:
+    """Several notes, one after another; through a pipe separated by a blank line."""
+    for i, doc in enumerate(docs):
+        if i:
+            con.file.write("\n") if plain(con) else con.rule()
+        _render_note(con, doc)

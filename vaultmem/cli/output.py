@@ -104,12 +104,20 @@ def record(con: Console, *fields: Any) -> None:
 
 def dumps(data: Any) -> str:
     """The JSON of a result (models.to_json: the one serializer) or of plain data."""
+    from vaultmem.errors import VaultmemError
     from vaultmem.models import to_json
 
     data = to_json(data)
-    if _isatty(sys.stdout):
-        return json.dumps(data, ensure_ascii=False, indent=2)
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    # allow_nan=False: NaN and Infinity are not JSON, and an agent parsing stdout must never
+    # meet them. Flags refuse non-finite numbers (cli/main.py); this is the last guard.
+    try:
+        if _isatty(sys.stdout):
+            return json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False)
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        raise VaultmemError(
+            "internal error: the result holds a number JSON cannot carry (NaN or infinity); nothing printed"
+        ) from None
 
 
 def emit(data: Any, json_mode: bool, render: Renderer | None = None) -> None:
@@ -138,6 +146,9 @@ def error(code: str, message: str, json_mode: bool, details: dict[str, Any] | No
     sys.stderr.flush()
 
 
+SCANNING_AFTER_S = 0.5
+
+
 @contextmanager
 def progress_hook(enabled: bool) -> Iterator[Callable[[str, int, int], None] | None]:
     """A progress callback drawing a rich bar on stderr, only when stderr is a terminal."""
@@ -150,12 +161,31 @@ def progress_hook(enabled: bool) -> Iterator[Callable[[str, int, int], None] | N
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
         console=console(stderr=True), transient=True,
     )  # fmt: skip
+    import threading
+
     tasks: dict[str, Any] = {}
+    lock = threading.Lock()
 
     def hook(label: str, done: int, total: int) -> None:
-        if label not in tasks:
-            tasks[label] = bar.add_task(label, total=total)
+        with lock:
+            if "" in tasks:  # the first real step replaces the placeholder
+                bar.remove_task(tasks.pop(""))
+            if label not in tasks:
+                tasks[label] = bar.add_task(label, total=total)
         bar.update(tasks[label], completed=done, total=total)
 
+    def scanning() -> None:
+        # Long work shows within a second, even before its first step can count anything
+        # (the stat walk of a large vault); quick work (most searches) never flashes a bar.
+        with lock:
+            if not tasks:
+                tasks[""] = bar.add_task("scanning the vault", total=None)
+
+    timer = threading.Timer(SCANNING_AFTER_S, scanning)
+    timer.daemon = True
     with bar:
-        yield hook
+        timer.start()
+        try:
+            yield hook
+        finally:
+            timer.cancel()

@@ -34,22 +34,32 @@ def command_runner() -> CommandRunner:
     return partial(run_cli, typer.main.get_command(app))
 
 
-def detached_argv(root: Path, rescan_s: float) -> list[str]:
+def detached_argv(root: Path, rescan_s: float, idle_exit_s: float | None = None) -> list[str]:
     """The command line of a watcher in the background (`main` below)."""
-    return [sys.executable, "-m", "vaultmem.cli.serve", "--vault", str(root), "--rescan-interval", str(rescan_s)]
+    argv = [sys.executable, "-m", "vaultmem.cli.serve", "--vault", str(root), "--rescan-interval", str(rescan_s)]
+    return argv if idle_exit_s is None else [*argv, "--idle-exit", str(idle_exit_s)]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vaultmem.cli.serve")
     parser.add_argument("--vault", required=True)
     parser.add_argument("--rescan-interval", type=float, default=60.0)
+    parser.add_argument("--idle-exit", type=float, default=None, help="exit after this many seconds without requests")
     args = parser.parse_args(argv)
-    from vaultmem.daemon.runner import Settings, Watcher, configure_logging
+    from vaultmem.daemon.runner import AnotherWatcher, Settings, Watcher, configure_logging
 
     root = Path(args.vault).resolve()
     configure_logging(root, to_stderr=False)
     try:
-        Watcher(root, command_runner, Settings(rescan_s=args.rescan_interval)).run()
+        Watcher(root, command_runner, Settings(rescan_s=args.rescan_interval, idle_exit_s=args.idle_exit)).run()
+    except AnotherWatcher as exc:
+        if args.idle_exit is None:
+            logging.getLogger("vaultmem.watcher").error("%s", exc.message)
+            return exc.exit_code
+        # Started on demand (cli/autostart.py), and another process's watcher won the race:
+        # the vault is watched, which is all that was asked for.
+        logging.getLogger("vaultmem.watcher").info("%s: leaving the vault to it", exc.message)
+        return 0
     except VaultmemError as exc:
         logging.getLogger("vaultmem.watcher").error("%s", exc.message)
         return exc.exit_code

@@ -214,13 +214,15 @@ def sync(root: str, paths: list[str], timeout_s: float = SYNC_TIMEOUT_S) -> str:
     path = connect_path(root)
     if path is None or not os.path.exists(path):
         return "no_watcher"
-    reply, why = exchange(path, {"op": "sync", "paths": paths}, deadline_s=timeout_s)
+    # With the vault it means: a watcher of another vault (reached through a symlinked or
+    # moved socket) refuses, and a write is never reported as indexed by it.
+    reply, why = exchange(path, {"op": "sync", "paths": paths, "root": root}, deadline_s=timeout_s)
     if reply is None:
         return "no_watcher" if why == "no_watcher" else f"{why} after {timeout_s:.0f} s" if why == "timeout" else why
     if reply.get("ok"):
         return "synced"
     error = reply.get("error")
-    if isinstance(error, dict) and error.get("code") == "stopping":
+    if isinstance(error, dict) and error.get("code") in ("stopping", "not_this_vault"):
         return "no_watcher"
     return str(error.get("message") if isinstance(error, dict) else error)
 

@@ -38,7 +38,7 @@ from typing import Any
 from vaultmem.config import CONFIG_NAME, VaultConfig, load_config
 from vaultmem.daemon import paths
 from vaultmem.daemon.bridge import CommandRunner, check_cli_request
-from vaultmem.daemon.client import ping
+from vaultmem.daemon.client import find_root, ping
 from vaultmem.daemon.events import CONFIG, Debounce, make_handler, watched_event_classes
 from vaultmem.daemon.memory import trimmer
 from vaultmem.daemon.server import BadRequest, Pending, RequestServer, error_reply
@@ -73,10 +73,17 @@ class Settings:
     heartbeat_s: float = 5.0
     lock_wait_s: float = 15.0
     retry_s: float = 5.0
+    # An autostarted watcher (cli/autostart.py) exits after this long without requests; None: never.
+    idle_exit_s: float | None = None
 
 
 class WatcherStopping(IndexBusy):
     """Raised at a batch boundary of a reconcile once a stop was asked for."""
+
+
+class AnotherWatcher(IndexBusy):
+    """Another watcher answers for the vault. Normal for one started on demand: several
+    processes may race to start one (cli/autostart.py); the first one wins."""
 
 
 @dataclass(slots=True)
@@ -101,6 +108,15 @@ def _index_settings(config: VaultConfig) -> tuple[object, ...]:
     return (config.embedding_backend, config.embedding_model, config.chroma_mode, config.chroma_url)
 
 
+def _identity(path: str) -> tuple[int, int] | None:
+    """(device, inode) of the folder at `path`, None when there is none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
 class Watcher:
     def __init__(
         self, root: Path, load_commands: Callable[[], CommandRunner], settings: Settings | None = None
@@ -109,6 +125,9 @@ class Watcher:
         daemon never imports the CLI); called once, while warming up, not before the
         socket answers."""
         self.root = root.resolve()
+        # The folder it started on: a vault renamed, deleted or replaced while it runs is
+        # no longer this watcher's (see _home_problem and _serves).
+        self.root_id = _identity(str(self.root))
         self.settings = settings or Settings()
         self.rescan_s = self.settings.rescan_s
         self.files = StatePaths(self.root)
@@ -126,12 +145,14 @@ class Watcher:
         self.served = 0
         self.errors = RecentErrors()
         self.next_rescan = 0.0
+        self.last_request = time.monotonic()
         self.events = "inotify"
         self._app: App | None = None
         self._config_sig: tuple[int, int] | None = None
         self._load_commands = load_commands
         self._run_command: CommandRunner | None = None
         self._observer: Any = None
+        self._server: RequestServer | None = None
         self.status = StatusFile(self.files.watcher_status, self.snapshot)
         self._trim = trimmer()
 
@@ -144,16 +165,34 @@ class Watcher:
 
     def run(self) -> None:
         """Watch until stopped. IndexBusy (exit 6) when another watcher or indexer holds the vault."""
-        other = ping(str(self.root))
-        if other is not None:
-            raise IndexBusy(f"a watcher already runs for {self.root} (pid {other.get('pid')})", pid=other.get("pid"))
+        self._refuse_if_another()
         self.files.dir.mkdir(parents=True, exist_ok=True)
-        lock = IndexLock(self.files.lock, "watcher", self.settings.lock_wait_s).acquire()
+        lock = self._acquire_lock()
         try:
             self._run_locked()
         finally:
             lock.release()
             log.info("stopped (pid %d)", os.getpid())
+
+    def _refuse_if_another(self) -> None:
+        other = ping(str(self.root), timeout_s=0.5)
+        if other is not None:
+            pid = other.get("pid")
+            raise AnotherWatcher(f"a watcher already runs for {self.root} (pid {pid})", pid=pid)
+
+    def _acquire_lock(self) -> IndexLock:
+        """The index lock, waited for up to lock_wait_s; a watcher that starts answering
+        meanwhile (it won a race to start) ends the wait at once (AnotherWatcher)."""
+        deadline = time.monotonic() + self.settings.lock_wait_s
+        while True:
+            try:
+                return IndexLock(self.files.lock, "watcher", min(0.25, max(0.0, deadline - time.monotonic()))).acquire()
+            except IndexBusy as exc:
+                self._refuse_if_another()
+                if time.monotonic() >= deadline:
+                    raise IndexBusy(
+                        f"{exc.message.rsplit('; waited', 1)[0]}; waited {self.settings.lock_wait_s:.0f} s"
+                    ) from None
 
     def request_stop(self) -> None:
         with self.cond:
@@ -170,12 +209,14 @@ class Watcher:
             self.status.write()
             server = RequestServer(self.socket_path, self.dispatch)
             server.start()
+            self._server = server
             self.status.start_heartbeat(self.settings.heartbeat_s, self._check_home)
             log.info("watching %s (pid %d, socket %s)", self.root, os.getpid(), self.socket_path)
             self._start_observer()
             with contextlib.suppress(WatcherStopping):
                 self.state = "catching_up"
                 self.status.write()
+                self._load_model(self.app)  # meanwhile: catch up, warm up, serve
                 self._reconcile("start")
                 self._warm_up()
                 self.state = "watching"
@@ -227,10 +268,27 @@ class Watcher:
     def _check_home(self) -> None:
         """.vaultmem/ is safe to delete; the watcher must then go, not keep writing indexes
         nobody can see while a new writer (which finds no lock and no socket) starts."""
-        gone = not os.path.exists(self.socket_path) or not self.files.lock.exists()
-        if gone and not self.stopping:
-            self._error("the socket or the index lock was removed (.vaultmem/ deleted?): stopping")
+        problem = self._home_problem()
+        if problem is not None and not self.stopping:
+            self._error(f"{problem}: stopping")
             self.request_stop()
+
+    def _home_problem(self) -> str | None:
+        if _identity(str(self.root)) != self.root_id:
+            return f"the vault folder {self.root} was moved, deleted or replaced"
+        if self._server is not None and not self._server.still_bound():
+            return f"the socket {self.socket_path} was removed or replaced"
+        if not os.path.exists(self.socket_path) or not self.files.lock.exists():
+            return "the socket or the index lock was removed (.vaultmem/ deleted?)"
+        return None
+
+    def _serves(self, argv: list[str], env: dict[str, str], cwd: str) -> bool:
+        """Whether the vault a command line names (as the client finds it: --vault,
+        $VAULTMEM_VAULT, else the folders above `cwd`) is this watcher's, by path and by
+        inode: a moved vault, or a socket reached through another vault's path (a symlink),
+        must never be answered from this one."""
+        found = find_root(argv, env, cwd)
+        return found is not None and Path(found) == self.root and _identity(found) == self.root_id
 
     def _check_stop(self, label: str, done: int, total: int) -> None:
         # The engine calls this between batches: stopping here leaves its markers consistent.
@@ -263,26 +321,38 @@ class Watcher:
         self._observer = observer
 
     def _warm_up(self) -> None:
-        """Load now what the first request would otherwise load while a client waits."""
+        """Load now what the first request would otherwise load while a client waits. The
+        vector side (the embedding model, Chroma) loads on a thread of its own, started
+        before the catch-up (_load_model): requests are served meanwhile, a search with
+        BM25 + graph only (it says so), and the vectors of what changed wait for the
+        reconcile that follows the loading."""
         self._run_command = self._load_commands()
         for name in WARM_MODULES:
             with contextlib.suppress(ImportError):
                 importlib.import_module(name)
-        app = self.app
-        app.indexes.fulltext().warm()
+        self.app.indexes.fulltext().warm()
+
+    def _load_model(self, app: App) -> None:
         fingerprint = app.db.get_meta("vector_fingerprint")
-        if app.indexes.embedding_choice().enabled and fingerprint is not None:
-            try:
-                embedder = app.indexes.embedder()
-                app.indexes.vector_index(fingerprint)
-                if embedder is not None:
-                    embedder.embed(["warm up"])
-            except WatcherStopping:
-                raise
-            except Exception as exc:
+        if not app.indexes.embedding_choice().enabled or fingerprint is None:
+            # No vectors yet: the first reconcile loads the model and builds them, and a
+            # search waits for it (a hybrid search then is what the vault will answer).
+            return
+        started = time.monotonic()
+
+        def done(error: BaseException | None) -> None:
+            if error is not None:
                 # Model and Chroma libraries raise their own types; a request will meet the
                 # same problem and report it to its caller, so log it and serve on.
-                self._error(f"warming up the vector index failed: {type(exc).__name__}: {exc}")
+                self._error(f"warming up the vector index failed: {type(error).__name__}: {error}")
+                return
+            log.info("embedding model ready in %.2f s", time.monotonic() - started)
+            with self.cond:
+                # Embed what was indexed without vectors meanwhile (run_index defer_vectors).
+                self.next_rescan = 0.0
+                self.cond.notify_all()
+
+        app.indexes.load_model_in_background(fingerprint, done)
 
     # --- the worker loop ----------------------------------------------------------------
 
@@ -319,12 +389,19 @@ class Watcher:
                     return "events", None
                 if now >= self.next_rescan:
                     return "rescan", None
+                if self._idle_too_long(now):
+                    log.info("idle for %.0f s: exiting (started on demand)", now - self.last_request)
+                    return None
                 wait = self.next_rescan - now
                 # At most a second: Python runs a signal handler only when the main thread
                 # runs Python code, and a SIGTERM the kernel hands to another thread does not
                 # wake this wait; without the bound it would wait for the next rescan.
                 self.cond.wait(min(SIGNAL_POLL_S, wait if due is None else min(due, wait)))
             return None
+
+    def _idle_too_long(self, now: float) -> bool:
+        limit = self.settings.idle_exit_s
+        return limit is not None and now - self.last_request >= limit
 
     def _reconcile(self, reason: str) -> bool:
         with self.cond:
@@ -333,7 +410,7 @@ class Watcher:
         started = time.monotonic()
         try:
             # The very reconcile `vaultmem index` runs (the App's lock is the one we hold).
-            report = run_index(self.app)
+            report = run_index(self.app, defer_vectors=True)
         except WatcherStopping:
             raise
         except VaultmemError as exc:
@@ -384,6 +461,7 @@ class Watcher:
             log.info("embedding or Chroma settings changed: reopening the indexes")
             self.app.close()
             self._app = self._open_app()
+            self._load_model(self._app)
         else:
             self.app.indexes.config = config  # views share it
         for warning in config.warnings:
@@ -430,18 +508,26 @@ class Watcher:
             return self._ping()
         if op == "cli":
             argv, env, tty, cwd = check_cli_request(request)
+            if not self._serves(argv, env, cwd):
+                self._check_home()  # a moved vault: stop now, not at the next heartbeat
+                # Not an answer: the client (Python or the launcher) runs the command itself.
+                return error_reply("not_this_vault", f"this watcher serves {self.root}")
             job = CliJob(argv, env, tty, cwd)
             pending = job.pending
         elif op == "sync":
             changed = request.get("paths", [])
             if not isinstance(changed, list) or not all(isinstance(p, str) for p in changed):
                 raise BadRequest('"paths" must be a list of strings')
+            root = request.get("root")
+            if root is not None and (not isinstance(root, str) or not self._serves([], {"VAULTMEM_VAULT": root}, "/")):
+                return error_reply("not_this_vault", f"this watcher serves {self.root}")
             pending = Pending()
         else:
             raise BadRequest(f"unknown op {op!r}; the watcher knows ping, cli and sync")
         with self.cond:
             if self.stopping:
                 return error_reply("stopping", "the watcher is stopping")
+            self.last_request = time.monotonic()
             if op == "cli":
                 self.jobs.append(job)
             else:
@@ -475,10 +561,17 @@ class Watcher:
             "vault": str(self.root),
             "socket": self.socket_path,
             "state": self.state,
+            "model": self._model_state(),
             "served": self.served,
             "reconciles": self.reconciles,
             "queue": queue,
         }
+
+    def _model_state(self) -> str:
+        """The embedding model: `loading` while searches run BM25 + graph only, else `ready`
+        (also when the vault has no embeddings, or loading failed: a search then says why)."""
+        app = self._app
+        return "loading" if app is not None and app.indexes.model_loading() else "ready"
 
     def snapshot(self) -> dict[str, Any]:
         with self.cond:
@@ -491,8 +584,11 @@ class Watcher:
             "log": str(self.files.watcher_log),
             "started": self.started,
             "state": self.state,
+            "model": self._model_state(),
             "events": self.events,
             "rescan_interval": self.rescan_s,
+            "idle_exit_s": self.settings.idle_exit_s,
+            "idle_s": round(time.monotonic() - self.last_request, 1),
             "last_reconcile": self.last_reconcile,
             "reconciles": self.reconciles,
             "served": self.served,

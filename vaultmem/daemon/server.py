@@ -97,10 +97,19 @@ class RequestServer:
         finally:
             os.umask(old_umask)
         sock.listen(128)
-        self._inode = os.stat(self.path).st_ino
+        self._inode = os.lstat(self.path).st_ino
         self._sock = sock
         self._thread = threading.Thread(target=self._accept_loop, name="vaultmem-accept", daemon=True)
         self._thread.start()
+
+    def still_bound(self) -> bool:
+        """Whether the socket path is still the socket this server bound (not removed, nor
+        replaced by a file, a symlink or another process's socket)."""
+        try:
+            st = os.lstat(self.path)
+        except OSError:
+            return False
+        return stat.S_ISSOCK(st.st_mode) and st.st_ino == self._inode
 
     def close(self) -> None:
         """Stop accepting and remove the socket file (if it is still ours)."""

@@ -1,8 +1,11 @@
 """Text analysis for the lexical index, and the Whoosh field type that uses it.
 
-Whoosh's StemmingAnalyzer, reimplemented without a Token object per word: the same
-tokenizer pattern, lower-casing, stop list (words under 2 characters dropped) and Porter
-stemmer. Indexing spends most of its time here, so this is the hot path. This module
+Whoosh's StemmingAnalyzer, reimplemented without a Token object per word: lower-casing,
+the English stop list (words under 2 characters dropped) and the Porter stemmer for
+English, as Whoosh does; words of other scripts are split as index/tokens.py says and
+stemmed by their script's Snowball stemmer (Russian for Cyrillic, Arabic, Hindi for
+Devanagari; PyStemmer), character pairs of scripts without spaces kept as they are (a
+single character too). Indexing spends most of its time here, so this is the hot path. This module
 imports Whoosh at import time because Whoosh pickles the field class into its index; it
 is itself imported only by code that opens an index.
 """
@@ -19,27 +22,45 @@ from whoosh.analysis import STOP_WORDS, StemmingAnalyzer
 from whoosh.lang.porter import stem
 from whoosh.system import pack_uint
 
-from vaultmem.index.tokens import TOKEN_RE
+from vaultmem.index.tokens import NOSPACE_RE, words
 
 _STOP = frozenset(STOP_WORDS)
+# The first letter's script picks the stemmer: Cyrillic, Arabic, Devanagari.
+_SCRIPTS = (("\u0400", "\u052f", "russian"), ("\u0600", "\u06ff", "arabic"), ("\u0900", "\u097f", "hindi"))
+
+
+@functools.lru_cache(maxsize=8)
+def _snowball(language: str) -> Any:
+    import Stemmer
+
+    return Stemmer.Stemmer(language)
 
 
 @functools.lru_cache(maxsize=200_000)
 def _stem(word: str) -> str:
-    return str(stem(word))
+    first = word[0]
+    if first < "\u0400":  # Latin and everything before Cyrillic: English, as before
+        return str(stem(word))
+    for low, high, language in _SCRIPTS:
+        if low <= first <= high:
+            return str(_snowball(language).stemWord(word))
+    return word
+
+
+def _kept(word: str) -> bool:
+    return (len(word) >= 2 and word not in _STOP) or (len(word) == 1 and NOSPACE_RE.match(word) is not None)
 
 
 def analyze(text: str) -> Iterator[str]:
     """The index terms of a text: stemmed, lower-cased, stop words removed."""
-    for m in TOKEN_RE.finditer(text.lower()):
-        word = m.group(0)
-        if len(word) >= 2 and word not in _STOP:
+    for word in words(text.lower()):
+        if _kept(word):
             yield _stem(word)
 
 
-def term_map(words: Iterable[str]) -> dict[str, str]:
-    """Each of `words` (lower-cased tokens) that `analyze` keeps -> its term."""
-    kept = {w for w in words if len(w) >= 2} - _STOP
+def term_map(tokens: Iterable[str]) -> dict[str, str]:
+    """Each of `tokens` (lower-cased, from tokens.words) that `analyze` keeps -> its term."""
+    kept = {w for w in tokens if _kept(w)}
     return dict(zip(kept, map(_stem, kept), strict=True))
 
 

@@ -295,18 +295,20 @@ def catch_up(
     config: VaultConfig,
     progress: Progress | None = None,
     bodies: dict[str, str] | None = None,
+    strays: list[str] | None = None,
 ) -> CatalogResult:
     """Bring the state db up to date with the files. Idempotent; one transaction.
 
     `bodies`, when given, collects the body of every note read, so the index stages that
-    follow in the same run need not read those files again."""
+    follow in the same run need not read those files again. `strays`, when given, collects
+    the write temp files the walk met (vault/layout.py walk_notes)."""
     known = db.stats()
     # Problems depend on the config (allowed types); a config change re-checks every file.
     signature = config_signature(config)
     recheck = db.get_meta("catalog_signature") != signature
     if recheck:
         known = {p: (-1, -1, h, s) for p, (_, _, h, s) in known.items()}
-    diff = diff_stats(walk_notes(root), known)
+    diff = diff_stats(walk_notes(root, strays), known)
     result = CatalogResult(unchanged=diff.unchanged)
     if not diff.changed and not diff.deleted:
         return result

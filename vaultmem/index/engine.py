@@ -23,7 +23,7 @@ from vaultmem.index.statedb import NoteRecord, StateDB
 from vaultmem.index.vectors import VectorIndex
 from vaultmem.models import IndexReport
 from vaultmem.vault.note import ParsedNote
-from vaultmem.vault.store import load_note
+from vaultmem.vault.store import load_note, remove_stale_temps
 
 Progress = Callable[[str, int, int], None]
 EMBED_BATCH_NOTES = 64
@@ -105,7 +105,10 @@ class Indexer:
             self.reset(catalog=False)
         self.db.created = False
         bodies: dict[str, str] = {}
-        cat = catch_up(self.root, self.db, self.config, lambda d, t: self._tick("reading notes", d, t), bodies)
+        strays: list[str] = []
+        cat = catch_up(self.root, self.db, self.config, lambda d, t: self._tick("reading notes", d, t), bodies, strays)
+        # Temp files of writes killed midway hold copies of note bodies: never notes, gone.
+        remove_stale_temps(self.root, strays)
         report.added, report.updated, report.deleted = cat.added, cat.updated, cat.deleted
         report.moved, report.unchanged = cat.moved, cat.unchanged
         report.fulltext_docs = self.sync_fulltext(bodies)

@@ -7,7 +7,10 @@ quotes, paths, dates and operators are plain words and nothing a user types can 
 
 from __future__ import annotations
 
+import os
+import pickle
 import shutil
+import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -15,9 +18,10 @@ from typing import Any
 
 from vaultmem.index.documents import Filters, IndexDoc
 from vaultmem.index.filter_rules import whoosh_query
+from vaultmem.index.healing import Damaged
 from vaultmem.paths import WHOOSH_SCHEMA
 
-SCHEMA_VERSION = "w9"
+SCHEMA_VERSION = "w10"  # w10: every script tokenized (index/tokens.py), Snowball for ru/ar/hi
 
 # Two text fields, each its own BM25 component of the sum: `head` (title, aliases, tags and
 # front-matter prose, combined BM25F-style with the weights in analysis.HEAD_WEIGHTS) and
@@ -62,6 +66,71 @@ def _schema() -> Any:
     )
 
 
+# What a damaged index raises while it is opened: a garbled TOC unpickles into nonsense
+# (TypeError, ValueError, whoosh's "created on different architecture" IndexError), a
+# truncated one ends early (EOFError, UnpicklingError), an empty or cut segment fails to
+# unpack (struct.error) or to map (OSError), a file replaced by a folder is an OSError.
+_DAMAGE: tuple[type[BaseException], ...] = (
+    OSError,
+    EOFError,
+    struct.error,
+    pickle.UnpicklingError,
+    ValueError,
+    TypeError,
+    KeyError,
+    IndexError,
+    AttributeError,
+)
+
+
+def _open_existing(directory: Path, clear_old: bool) -> Any:
+    """The index at `directory`, opened and probed; None when there is none (or, with
+    `clear_old`, one in an old layout, which is deleted). `Damaged` when it cannot be read."""
+    from whoosh import index
+
+    if not os.path.lexists(directory):
+        return None
+    if directory.is_symlink() or not directory.is_dir():
+        raise Damaged("lexical index", directory, "not a directory")
+    marker = directory / WHOOSH_SCHEMA
+    damage: tuple[type[BaseException], ...] = (*_DAMAGE, index.IndexError)
+    try:
+        if not marker.exists() or marker.read_text() != SCHEMA_VERSION:
+            if clear_old:
+                shutil.rmtree(directory)  # derived state in an old layout: rebuild
+            return None
+        if not index.exists_in(str(directory)):
+            return None
+        ix = index.open_dir(str(directory))
+        _probe(ix)
+        return ix
+    except damage as exc:
+        raise Damaged("lexical index", directory, f"{type(exc).__name__}: {str(exc)[:100]}") from None
+
+
+def problem(directory: Path) -> str | None:
+    """Why the index at `directory` cannot be read, changing nothing (for `status`)."""
+    try:
+        ix = _open_existing(directory, clear_old=False)
+    except Damaged as exc:
+        return exc.reason
+    if ix is not None:
+        ix.close()
+    return None
+
+
+def _probe(ix: Any) -> None:
+    """Open every segment the TOC names and read a stored document of each: a missing,
+    empty, cut or garbled segment fails here, at open, not in the middle of a search."""
+    reader = ix.reader()
+    try:
+        for sub, _ in reader.leaf_readers():
+            if sub.doc_count_all():
+                sub.stored_fields(0)
+    finally:
+        reader.close()
+
+
 @dataclass(frozen=True, slots=True)
 class LexicalHit:
     path: str
@@ -80,16 +149,15 @@ class FullTextIndex:
         self._filters: dict[Filters, Any] = {}  # filter → numpy mask over docnums
         self._segments: Any = None  # bm25.SegmentCache, made on first search
         marker = directory / WHOOSH_SCHEMA
-        if directory.exists() and (not marker.exists() or marker.read_text() != SCHEMA_VERSION):
-            shutil.rmtree(directory)  # derived state in an old layout: rebuild
-        if directory.exists() and index.exists_in(str(directory)):
-            self.ix = index.open_dir(str(directory))
+        ix = _open_existing(directory, clear_old=True)
+        if ix is not None:
+            self.ix = ix
             self.created = False
-        else:
-            directory.mkdir(parents=True, exist_ok=True)
-            self.ix = index.create_in(str(directory), _schema())
-            marker.write_text(SCHEMA_VERSION)
-            self.created = True
+            return
+        directory.mkdir(parents=True, exist_ok=True)
+        self.ix = index.create_in(str(directory), _schema())
+        marker.write_text(SCHEMA_VERSION)
+        self.created = True
 
     # --- writing ------------------------------------------------------------------------
 

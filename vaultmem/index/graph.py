@@ -8,6 +8,7 @@ not see, so a hidden note can neither appear nor be inferred from who is two hop
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from vaultmem.index.statedb import Edge
@@ -36,6 +37,17 @@ class LinkGraph:
             found = self._steps[key] = self._neighbours(path, relation)
         return found
 
+    def _reader_step(self, path: str, relation: str, reader: ReaderLinks | None) -> list[str]:
+        found = self._step(path, relation)
+        if reader is None:
+            return found
+        if relation == "links_in":
+            extra = [src for src, kind in reader.arrived.get(path, ()) if kind != "parent"]
+        else:
+            want_parent = relation == "parents"
+            extra = [dst for dst, kind in reader.moved.get(path, ()) if (kind == "parent") == want_parent]
+        return sorted({*found, *extra} - {path}) if extra else found
+
     def _neighbours(self, path: str, relation: str) -> list[str]:
         if path not in self.g:
             return []
@@ -50,9 +62,16 @@ class LinkGraph:
         return sorted({n for n in found if not n.startswith("dangling:") and n != path})
 
     def expand(
-        self, path: str, relation: str, depth: int, visible: Callable[[str], bool], cap: int
+        self,
+        path: str,
+        relation: str,
+        depth: int,
+        visible: Callable[[str], bool],
+        cap: int,
+        reader: ReaderLinks | None = None,
     ) -> list[tuple[str, int]]:
-        """Notes reachable by `relation` within `depth` hops, through visible notes only.
+        """Notes reachable by `relation` within `depth` hops, through visible notes only,
+        with links resolved as `reader` resolves them.
 
         Returns (path, hops) nearest first, at most `cap` of them."""
         out: list[tuple[str, int]] = []
@@ -61,7 +80,7 @@ class LinkGraph:
         for hops in range(1, max(0, depth) + 1):
             nxt: list[str] = []
             for node in frontier:
-                for other in self._step(node, relation):
+                for other in self._reader_step(node, relation, reader):
                     if other in seen:
                         continue
                     seen.add(other)
@@ -73,3 +92,42 @@ class LinkGraph:
                         return out
             frontier = nxt
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderLinks:
+    """Links as one reader resolves them (SPEC §3: a note the reader cannot see does not
+    exist, so it cannot win a link either). The graph and the state db hold each link
+    resolved among all notes; where that lands on a note this reader cannot see, the link
+    is resolved again among the notes the reader can see: `moved` maps each such edge's
+    source to its new (target, kind) pairs, `arrived` each new target to its (source, kind)
+    pairs, `redirected` every such edge to its new target (None: dangling for this reader).
+    Where the global resolution is visible it is also the reader's: the best candidate
+    among all notes is the best among any set that holds it."""
+
+    moved: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    arrived: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    redirected: dict[tuple[str, str, str], str | None] = field(default_factory=dict)  # (src, target, kind) -> dst
+
+    def dst(self, edge: Edge) -> str | None:
+        """Where `edge` points for this reader (its global target when that is visible)."""
+        return self.redirected.get((edge.src, edge.target, edge.kind), edge.dst)
+
+
+def reader_links(edges: Iterable[Edge], visible: Callable[[str], bool], resolver: Callable[[], Any]) -> ReaderLinks:
+    """Re-resolve, among the notes `visible` allows (`resolver()` builds their Resolver,
+    only when needed), every link from a visible note to a note the reader cannot see."""
+    pending = [e for e in edges if e.dst is not None and visible(e.src) and not visible(e.dst)]
+    out = ReaderLinks()
+    if not pending:
+        return out
+    names = resolver()
+    for e in pending:
+        # relative: a markdown link's path is relative to its note; for a wikilink the same
+        # join finds a note of that name in the note's own folder, which it prefers anyway
+        dst = names.resolve(e.target, e.src, relative=True)
+        out.redirected[(e.src, e.target, e.kind)] = dst
+        if dst is not None and dst != e.src:
+            out.moved.setdefault(e.src, []).append((dst, e.kind))
+            out.arrived.setdefault(dst, []).append((e.src, e.kind))
+    return out

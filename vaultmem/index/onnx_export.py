@@ -18,10 +18,12 @@ caller keeps using sentence-transformers.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import logging
 import os
 import tempfile
+import time
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -177,6 +179,18 @@ def open_exported(model_dir: Path, load_model: Callable[[], Any]) -> ExportedMod
         except Exception as exc:
             log.warning("cached ONNX export %s unreadable (%s); exporting again", target, exc)
             target.unlink(missing_ok=True)
+    missing = [name for name in ("onnx", "onnxruntime") if importlib.util.find_spec(name) is None]
+    if missing:
+        log.info("no ONNX export (%s not installed); embedding with sentence-transformers", ", ".join(missing))
+        return None
+    # The one slow step of a first run (~20 s): say so while it happens, and how long it took.
+    # Records marked `notice` are for the person at the terminal (cli/common.py shows them).
+    log.info(
+        "preparing the embedding model %s for first use (once per machine, about 20 s)…",
+        model_dir.name,
+        extra={"notice": True},
+    )
+    started = time.perf_counter()
     try:
         model = load_model()
         export(model, target)
@@ -187,6 +201,7 @@ def open_exported(model_dir: Path, load_model: Callable[[], Any]) -> ExportedMod
             target.unlink(missing_ok=True)
             return None
         log.info("exported %s to %s (max difference %.2g)", model_dir.name, target, diff)
+        log.info("embedding model ready in %.1f s", time.perf_counter() - started, extra={"notice": True})
         return exported
     except ImportError as exc:
         log.info("no ONNX export (%s); embedding with sentence-transformers", exc)

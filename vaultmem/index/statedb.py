@@ -13,12 +13,15 @@ embedding cache of `reference search` (EmbeddingCache).
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import struct
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from vaultmem.index.healing import Damaged, sqlite_problem
 
 SCHEMA_VERSION = "3"
 
@@ -171,14 +174,54 @@ class Edge:
 RECORD_CACHE_MAX = 20_000
 
 
+_COMPANIONS = ("-wal", "-shm")  # go aside with a damaged db: never meet a new one
+
+
+def _create(path: Path) -> None:
+    """A new, empty db in WAL mode, put in place whole: an empty `state.db` is then always
+    damage, never a db another process is just creating."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.new")
+    conn = sqlite3.connect(tmp)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+    finally:
+        conn.close()
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        pass  # another process made it first: use theirs
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 class StateDB:
     """Thin access layer over the SQLite file. Not thread-safe; one per thread/process."""
 
     def __init__(self, path: Path) -> None:
+        """Open (or create) the db; `Damaged` when the file cannot be read as one
+        (healing.open_or_rebuild then sets it aside and opens a new one)."""
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
+        # No -wal file: no connection is open, so nobody is extending the file and its
+        # header's page count must match its size (see healing.sqlite_problem).
+        wal = path.with_name(path.name + "-wal")
+        problem = sqlite_problem(path, check_size=not wal.exists())
+        if problem is not None:
+            raise Damaged("state db", path, problem, _COMPANIONS)
         self.created = not path.exists()
+        if self.created:
+            _create(path)
         self.conn = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
+        try:
+            self._open()
+        except sqlite3.OperationalError:  # locked, busy, out of disk: not damage
+            self.conn.close()
+            raise
+        except sqlite3.DatabaseError as exc:  # "file is not a database", "malformed"
+            self.conn.close()
+            raise Damaged("state db", path, str(exc), _COMPANIONS) from None
+
+    def _open(self) -> None:
         # SQLite's NOCASE and lower() fold ASCII only; "Café" and "CAFÉ" must still collide.
         self.conn.create_function("vm_lower", 1, _lower, deterministic=True)
         self._records: dict[str, NoteRecord] = {}
@@ -186,6 +229,7 @@ class StateDB:
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.executescript(_SCHEMA)
+        self.conn.execute("SELECT count(*) FROM files").fetchone()  # reads the table's pages
         version = self.get_meta("schema_version")
         if version is None:
             self.set_meta("schema_version", SCHEMA_VERSION)
@@ -318,6 +362,10 @@ class StateDB:
             data["placed"] = bool(data["placed"])
             out.append(NoteRecord(**data))
         return out
+
+    def tombstones(self) -> list[NoteRecord]:
+        """Deleted files some index has not dropped yet (`list --include-deleted`), by path."""
+        return self._select_light("status='deleted' ORDER BY path")
 
     def light_notes(self, titled: bool = False) -> list[NoteRecord]:
         """Every note (only those with a title, with `titled`) without the JSON columns, by path."""

@@ -10,6 +10,7 @@ leaves too few of them (both from the rules of filter_rules.py).
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +21,8 @@ from vaultmem.errors import InvalidInput, VaultmemError
 from vaultmem.index.chunking import Chunk
 from vaultmem.index.documents import Filters, IndexDoc
 from vaultmem.index.filter_rules import chroma_where, predicate
-from vaultmem.paths import CHROMA_DIR
+from vaultmem.index.healing import Damaged, sqlite_problem
+from vaultmem.paths import CHROMA_DIR, CHROMA_STORE
 
 COLLECTION_PREFIX = "vaultmem"
 
@@ -83,6 +85,7 @@ NoteLookup = Callable[[set[str]], Mapping[str, Mapping[str, Any]]]
 def make_client(mode: str, state_dir: Path, url: str | None) -> Any:
     import chromadb
     from chromadb.config import Settings
+    from chromadb.errors import ChromaError
 
     settings = Settings(anonymized_telemetry=False, allow_reset=False)
     if mode == "http":
@@ -101,8 +104,60 @@ def make_client(mode: str, state_dir: Path, url: str | None) -> Any:
         except Exception as exc:  # chromadb raises bare exceptions for connection failures
             raise VectorStoreError(f"cannot reach Chroma at {url}: {exc}") from None
     path = state_dir / CHROMA_DIR
-    path.mkdir(parents=True, exist_ok=True)
-    return chromadb.PersistentClient(path=str(path), settings=settings)
+    problem = store_problem(state_dir)
+    if problem is not None:
+        _forget_system(path)  # one this process made before the damage
+        raise Damaged("vector store", path, problem)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        return chromadb.PersistentClient(path=str(path), settings=settings)
+    except (ChromaError, OSError) as exc:  # e.g. InternalError "database disk image is malformed"
+        _forget_system(path)
+        raise Damaged("vector store", path, f"{type(exc).__name__}: {str(exc)[:100]}") from None
+
+
+def _forget_system(path: Path) -> None:
+    """Chroma keeps one system per store path for the whole process, even one that failed
+    to start: drop this path's, so the client made after the store is set aside opens the
+    new, empty folder (and other stores' clients live on)."""
+    import contextlib
+
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    system = SharedSystemClient._identifier_to_system.pop(str(path), None)
+    SharedSystemClient._identifier_to_refcount.pop(str(path), None)
+    if system is not None:
+        with contextlib.suppress(Exception):  # a half-started system may fail to stop too
+            system.stop()
+
+
+def store_problem(state_dir: Path) -> str | None:
+    """Why the embedded Chroma store under `state_dir` cannot be whole, from its files
+    alone (no chromadb import: `status` and every reconcile ask); None when it looks whole
+    or does not exist yet. An emptied `chroma.sqlite3` would otherwise open as a new, empty
+    store: vector search silently finding nothing."""
+    path = state_dir / CHROMA_DIR
+    if not os.path.lexists(path):
+        return None
+    if path.is_symlink() or not path.is_dir():
+        return "not a directory"
+    # Chroma's SQLite file uses a rollback journal: after every commit its size matches its
+    # header, and it is written only under the index lock.
+    return sqlite_problem(path / CHROMA_STORE)
+
+
+def open_index(client: Any, vault_key: str, fingerprint: str, state_dir: Path | None) -> VectorIndex:
+    """The collection of `fingerprint`; `Damaged` when Chroma cannot read the embedded
+    store under `state_dir` (None: a Chroma server's errors are its own)."""
+    from chromadb.errors import ChromaError
+
+    try:
+        return VectorIndex(client, vault_key, fingerprint)
+    except ChromaError as exc:
+        if state_dir is None:
+            raise
+        _forget_system(state_dir / CHROMA_DIR)
+        raise Damaged("vector store", state_dir / CHROMA_DIR, f"{type(exc).__name__}: {str(exc)[:100]}") from None
 
 
 class VectorIndex:

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from datetime import timedelta
 
 from vaultmem.errors import InvalidInput
-from vaultmem.vault.dates import parse_iso
 
 SCOPE_ALIASES = {
     "all": None,
@@ -50,11 +48,9 @@ def types_for(types: Sequence[str], memory_type: str | None, groups: Mapping[str
 
 
 def parse_date_bound(value: str | None, name: str, end_of_day: bool) -> int | None:
-    if value is None or not value.strip():
-        return None
-    moment = parse_iso(value)
-    if moment is None:
-        raise InvalidInput(f"--{name} must be an ISO-8601 date like 2026-11-21 or 2026-11-21T10:00:00Z, not {value!r}")
-    if end_of_day and _DATE_ONLY.match(value.strip()):
-        moment = moment + timedelta(days=1) - timedelta(seconds=1)
-    return int(moment.timestamp())
+    """`--since`/`--until`: an ISO date or time, or relative to now (`2h`, `3d`, `yesterday`;
+    vault/when.py), in seconds since the epoch."""
+    from vaultmem import clock
+    from vaultmem.vault.when import when_epoch
+
+    return when_epoch(value, name, clock.now(), end_of_day)

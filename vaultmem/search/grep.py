@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 W_COVERAGE, W_FREQUENCY, W_RECENCY = 0.60, 0.25, 0.15
 HALF_LIFE_DAYS = 180.0
@@ -93,6 +95,54 @@ def keyword_pattern(words: Sequence[str]) -> re.Pattern[str]:
     return re.compile(rf"\b(?:{alternatives})", re.IGNORECASE)
 
 
+class Pattern(Protocol):
+    """What scoring needs of a pattern: `re.Pattern[str]`, or a `BoundedRegex`."""
+
+    @property
+    def pattern(self) -> Any: ...
+
+    def finditer(self, string: str) -> Iterator[Any]: ...
+
+    def search(self, string: str) -> Any: ...
+
+
+class RegexTimeout(Exception):
+    """A user's regular expression ran out of its time budget."""
+
+
+class BoundedRegex:
+    """A user's regular expression with a time budget for the whole query. Python's `re`
+    backtracks without bound: `(a+)+$` over 27 `a`s and a `b` takes 44 s, and a watcher
+    serving it serves nobody else meanwhile. The `regex` module matches the same syntax
+    with a timeout (and releases the GIL while it matches); every call gets what is left
+    of the budget and raises RegexTimeout when it is spent."""
+
+    def __init__(self, text: str, budget_s: float) -> None:
+        import regex
+
+        self._compiled = regex.compile(text, regex.IGNORECASE | regex.MULTILINE | regex.VERSION0)
+        self.pattern = text
+        self._deadline = time.monotonic() + budget_s
+
+    def _left(self) -> float:
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise RegexTimeout
+        return left
+
+    def finditer(self, string: str) -> Iterator[Any]:
+        try:
+            yield from self._compiled.finditer(string, concurrent=True, timeout=self._left())
+        except TimeoutError:
+            raise RegexTimeout from None
+
+    def search(self, string: str) -> Any:
+        try:
+            return self._compiled.search(string, concurrent=True, timeout=self._left())
+        except TimeoutError:
+            raise RegexTimeout from None
+
+
 @dataclass(frozen=True, slots=True)
 class Match:
     relevance: float
@@ -142,7 +192,7 @@ def excerpt(text: str, spans: Sequence[tuple[int, int]], limit: int = EXCERPT_CH
 def score_text(
     title: str,
     body: str,
-    pattern: re.Pattern[str],
+    pattern: Pattern,
     words: Sequence[str] | None,
     age_days: float,
     with_excerpt: bool = True,
@@ -169,5 +219,5 @@ def score_text(
     return Match(relevance(coverage, freq, rec), round(coverage, 4), round(freq, 4), round(rec, 4), hits, text)
 
 
-def match_excerpt(body: str, pattern: re.Pattern[str], limit: int = EXCERPT_CHARS) -> str:
+def match_excerpt(body: str, pattern: Pattern, limit: int = EXCERPT_CHARS) -> str:
     return excerpt(body, [(m.start(), m.end()) for m in pattern.finditer(body) if m.end() > m.start()], limit)

@@ -17,7 +17,7 @@ from typing import Any, Generic, TypeVar, cast
 from vaultmem.index.chunking import note_chunks
 from vaultmem.index.documents import Filters
 from vaultmem.index.fulltext import FullTextIndex
-from vaultmem.index.graph import LinkGraph
+from vaultmem.index.graph import LinkGraph, ReaderLinks
 from vaultmem.index.statedb import NoteRecord, StateDB
 from vaultmem.index.vectors import DenseHit, Nearest, NoteLookup, VectorIndex
 from vaultmem.models import Explain, MemoryResult, Neighbour, NoteSummary, RankPart, SearchResult
@@ -79,6 +79,8 @@ class Retrievers:
     graph: Callable[[], LinkGraph]
     read_body: Callable[[NoteRecord], str | None]
     visible: Callable[[NoteRecord], bool]
+    # links as the caller resolves them (index/graph.py ReaderLinks); None: as indexed
+    reader_links: Callable[[], ReaderLinks] | None = None
 
 
 @dataclass(slots=True)
@@ -325,10 +327,13 @@ class _Search:
         """Parents, links in and links out of each result, only notes the caller may see."""
         opts = self.opts
         graph = self.parts.graph() if chosen and opts.graph_depth > 0 else None
+        reader = self.parts.reader_links() if graph is not None and self.parts.reader_links else None
         wanted = dict(zip(RELATIONS, (opts.include_parent, opts.include_links_in, opts.include_links_out), strict=True))
         return [
             {
-                name: graph.expand(cand.rec.path, name, opts.graph_depth, self._visible_path, opts.neighbour_cap)
+                name: graph.expand(
+                    cand.rec.path, name, opts.graph_depth, self._visible_path, opts.neighbour_cap, reader
+                )
                 if wanted[name] and graph is not None
                 else []
                 for name in RELATIONS

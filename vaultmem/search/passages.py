@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 
-from vaultmem.index.tokens import TOKEN_RE
+from vaultmem.index.tokens import words
 
 # Sentence ends, semicolons and colons (a list item's "Do this:" before its example), and
 # line breaks: a markdown line is a paragraph, a list item, a table row or a heading.
@@ -36,10 +36,10 @@ def coverage(text: str, weights: Mapping[str, float], term_map: TermMap) -> floa
         return 0.0
     best = 0.0
     for passage in passages(text.lower()):
-        words = TOKEN_RE.findall(passage)
-        if not words:
+        tokens = words(passage)
+        if not tokens:
             continue
-        held = set(term_map(words).values())
+        held = set(term_map(tokens).values())
         share = sum(w for term, w in weights.items() if term in held) / total
         if share > best:
             best = share

@@ -14,10 +14,13 @@ from vaultmem.services.app import App
 from vaultmem.vault.layout import walk_notes
 
 
-def run_index(app: App, full: bool = False) -> IndexReport:
-    """Reconcile once under the writer lock (exit 6 if another writer keeps it)."""
+def run_index(app: App, full: bool = False, defer_vectors: bool = False) -> IndexReport:
+    """Reconcile once under the writer lock (exit 6 if another writer keeps it).
+    `defer_vectors` (the watcher's own reconciles): while the model loads in the background,
+    leave the vectors to the reconcile that follows its loading rather than wait for it."""
+    with_vectors = app.indexes.embedding_choice().enabled and not (defer_vectors and app.indexes.model_loading())
     with app.lock("index"):
-        report = app.indexes.indexer(app.progress).run(full=full, with_vectors=app.indexes.embedding_choice().enabled)
+        report = app.indexes.indexer(app.progress).run(full=full, with_vectors=with_vectors)
     return report
 
 
@@ -42,12 +45,30 @@ def watcher_info(app: App) -> dict[str, Any]:
     beat = parse_iso(data["heartbeat"]) if isinstance(data.get("heartbeat"), str) else None
     fresh = beat is not None and clock.epoch() - beat.timestamp() < HEARTBEAT_STALE_S
     running = isinstance(pid, int) and pid_alive(pid) and data.get("state") != "stopped" and fresh
+    # Its socket must still be a socket: one replaced by a file answers nobody (the
+    # watcher notices at its next heartbeat and stops).
+    socket_path = data.get("socket")
+    if running and isinstance(socket_path, str) and not _is_socket(socket_path):
+        running = False
     info: dict[str, Any] = {"running": running, "pid": pid if running else None, "heartbeat": data.get("heartbeat")}
     info["state"] = data.get("state") if running or data.get("state") == "stopped" else "dead"
-    for key in ("started", "socket", "last_reconcile", "queue", "pending_events", "recent_errors"):
+    # idle_exit_s: a watcher started on demand (cli/autostart.py) exits after that long idle;
+    # model: "loading" while its searches run BM25 + graph only
+    keys = ("started", "socket", "last_reconcile", "queue", "pending_events", "recent_errors", "idle_exit_s", "model")
+    for key in keys:
         if key in data:
             info[key] = data[key]
     return info
+
+
+def _is_socket(path: str) -> bool:
+    import os
+    import stat
+
+    try:
+        return stat.S_ISSOCK(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def status(app: App) -> StatusReport:
@@ -57,12 +78,23 @@ def status(app: App) -> StatusReport:
     changed_files = len(diff.changed) + len(diff.deleted)
     choice = app.indexes.embedding_choice()
     ft_pending = db.pending_count("ft_hash")
-    from vaultmem.index.fulltext import SCHEMA_VERSION
+    from vaultmem.index.fulltext import SCHEMA_VERSION, problem
 
-    marker = StatePaths(app.root).whoosh_schema
-    if not marker.exists() or marker.read_text() != SCHEMA_VERSION:
+    state = StatePaths(app.root)
+    marker = state.whoosh_schema
+    # Read-only: a damaged store is reported here, and set aside by the next reconcile.
+    damaged = problem(state.whoosh)
+    if damaged is not None:
+        app.notice(f"warning: the lexical index is damaged ({damaged}): the next index or search rebuilds it")
+    if damaged is not None or not marker.is_file() or marker.read_text() != SCHEMA_VERSION:
         ft_pending = sum(db.count_by_scope().values())  # the lexical index must be rebuilt
     vec_pending = db.pending_count("vec_hash") if choice.enabled else 0
+    if choice.enabled and app.config.chroma_mode == "embedded":
+        from vaultmem.index.vectors import store_problem
+
+        damaged = store_problem(state.dir)
+        if damaged is not None:
+            app.notice(f"warning: the vector store is damaged ({damaged}): the next index rebuilds it")
     if choice.enabled and choice.dims is not None:
         identity = app.indexes.vector_identity()
         if identity is not None and (

@@ -58,10 +58,13 @@ def _cross_checks(notes: list[ParsedNote], new_ids: dict[str, str]) -> list[Prob
             for path in paths:
                 others = ", ".join(p for p in paths if p != path)
                 problems.append(Problem(path, "error", "duplicate_id", f"id {note_id} is also used by {others}"))
-    by_title: dict[tuple[str, str], list[str]] = defaultdict(list)
+    # Titles are unique only among shared notes (SPEC §2). Two ghosts' private notes may share
+    # a title, and naming one ghost's note to another would be a title oracle.
+    by_title: dict[str, list[str]] = defaultdict(list)
     for note in notes:
-        by_title[(note.scope, note.title.lower())].append(note.relpath)
-    for (_, _), paths in by_title.items():
+        if note.scope == "shared":
+            by_title[note.title.lower()].append(note.relpath)
+    for paths in by_title.values():
         if len(paths) > 1:
             for path in paths:
                 others = ", ".join(p for p in paths if p != path)

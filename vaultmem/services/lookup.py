@@ -58,7 +58,10 @@ def _one(ref: str, matches: list[NoteRecord]) -> NoteRecord:
 
 
 def find_note(db: StateDB, ref: str, visible: Visible) -> NoteRecord:
-    ref = ref.strip()
+    """The one visible note `ref` names: id, vault-relative path (`.md` optional), title,
+    alias, then a bare file name in any folder, then a unique id prefix. A pasted
+    `[[Target#Heading|label]]` names its Target."""
+    ref = split_wikilink(ref)[0].strip()
     if not ref:
         raise not_found(ref)
 
@@ -81,4 +84,45 @@ def find_note(db: StateDB, ref: str, visible: Visible) -> NoteRecord:
     by_alias = seen([r for r in db.notes_with_alias_text(ref) if any(a.lower() == low for a in r.aliases)])
     if by_alias:
         return _one(ref, by_alias)
+    by_name = _by_file_name(db, ref, visible) or _by_id_prefix(db, ref, visible)
+    if by_name:
+        return _one(ref, by_name)
     raise not_found(ref, suggest(db, ref, visible))
+
+
+MIN_ID_PREFIX = 6
+_CROCKFORD = set("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
+
+
+def _by_file_name(db: StateDB, ref: str, visible: Visible) -> list[NoteRecord]:
+    """Visible notes whose file is named `ref` (`Embed files.md` or `Embed files`) in any
+    folder, letter case ignored: a name pasted from a file browser or `ls`."""
+    name = ref.lower()
+    if not name or "/" in name:
+        return []  # a path was tried as a path already
+    wanted = name if name.endswith(".md") else name + ".md"
+    return [r for r in db.light_notes() if r.path.rsplit("/", 1)[-1].lower() == wanted and visible(location_of(r))]
+
+
+def _by_id_prefix(db: StateDB, ref: str, visible: Visible) -> list[NoteRecord]:
+    """Visible notes whose id starts with `ref` (at least MIN_ID_PREFIX characters of a
+    ULID, as `git` takes a short commit hash); several are ambiguous (exit 7)."""
+    prefix = ref.upper()
+    if len(prefix) < MIN_ID_PREFIX or not set(prefix) <= _CROCKFORD:
+        return []
+    return [r for r in db.light_notes() if (r.id or "").upper().startswith(prefix) and visible(location_of(r))]
+
+
+def split_wikilink(ref: str) -> tuple[str, str | None]:
+    """A pasted `[[Target#Heading|label]]` (or `![[…]]`) as (Target, Heading); any other
+    reference as (itself, None)."""
+    text = ref.strip()
+    if text.startswith("!"):
+        text = text[1:]
+    if not (text.startswith("[[") and text.endswith("]]")):
+        return ref, None
+    inner = text[2:-2].split("|", 1)[0]
+    if inner.endswith("\\"):
+        inner = inner[:-1]  # `[[Target\|label]]` copied out of a table cell
+    target, _, heading = inner.partition("#")
+    return target.strip(), heading.strip() or None

@@ -11,7 +11,7 @@ from typing import Any
 
 from vaultmem.clock import iso
 from vaultmem.clock import now as utc_now
-from vaultmem.config import validate_ghost_name
+from vaultmem.config import validate_ghost_name, validate_name
 from vaultmem.errors import Conflict, InvalidInput, NotFound
 from vaultmem.index.resolve import NameEntry, Resolver
 from vaultmem.index.statedb import NoteRecord
@@ -31,6 +31,7 @@ from vaultmem.services.app import App
 from vaultmem.services.lookup import find_note, location_of, not_found
 from vaultmem.units import as_unit
 from vaultmem.vault import store
+from vaultmem.vault.dates import parse_iso
 from vaultmem.vault.frontmatter import FrontMatterError, load_yaml
 from vaultmem.vault.ids import new_ulid
 from vaultmem.vault.layout import Location, classify
@@ -50,6 +51,10 @@ MAX_TITLE_CHARS = 512
 WRITABLE_SCOPES = ("shared", "private", "diary", "project")
 # Keys the folder or vaultmem itself decides; `--set` may not touch them.
 PROTECTED_KEYS = {"id", "scope", "owner", "project", "version", "hash", "created", "updated", "comments"}
+# `--set KEY=` removes a key, except these, which are checked (an empty title is refused).
+NOT_REMOVABLE = {"title", "type", "tags"}
+# Only `note validate` records a validation: a hand-set one would be a forgery.
+VALIDATION_KEYS = {"last_validated_at", "last_validated_by"}
 _TAG_RE = re.compile(r"^[^\s#,]+$")
 
 
@@ -94,7 +99,7 @@ def check_type(app: App, note_type: str) -> str:
 
 def check_project(name: str) -> str:
     try:
-        return validate_ghost_name(name)
+        return validate_name(name)
     except InvalidInput:
         raise InvalidInput(f"invalid project name {name!r}: use a-z, 0-9, '_' and '-'") from None
 
@@ -346,6 +351,8 @@ def parse_set(assignment: str) -> tuple[str, Any]:
     key = key.strip()
     if not re.match(r"^[A-Za-z_][A-Za-z0-9_.\-]*$", key):
         raise InvalidInput(f"invalid key {key!r}")
+    if key in VALIDATION_KEYS:
+        raise InvalidInput(f"{key} is recorded by `vaultmem note validate`; it cannot be set by hand")
     if key in PROTECTED_KEYS:
         raise InvalidInput(f"{key} is managed by vaultmem or decided by the note's folder; it cannot be set")
     try:
@@ -353,6 +360,41 @@ def parse_set(assignment: str) -> tuple[str, Any]:
     except FrontMatterError:
         value = raw
     return key, value
+
+
+def _checked_set(app: App, note: ParsedNote, key: str, value: Any) -> Any:
+    """A `--set` value held to the checks `note create` applies to the same field."""
+    if key == "type":
+        return check_type(app, str(value))
+    if key in UNIT_FIELDS:
+        check_unit(key, value)
+        return value
+    if key == "title":
+        return check_title(str(value))
+    if key == "tags":
+        return check_tags(value if isinstance(value, list) else [str(value)])
+    if key == "aliases":
+        items = value if isinstance(value, list) else [value]
+        if not all(isinstance(a, str) for a in items):
+            raise InvalidInput("aliases must be text (one alias, or a [list] of them)")
+        return [check_title(a) for a in items]
+    if key == "expires":
+        moment = parse_iso(value)
+        if moment is None:
+            raise InvalidInput(f"expires must be an ISO-8601 time like 2026-11-21T10:00:00Z, not {value!r}")
+        return iso(moment)
+    if key == "parent":
+        if not isinstance(value, (str, int)) or isinstance(value, bool):
+            raise InvalidInput(f"parent must be a note's id or title, not {value!r}")
+        try:
+            parent = find_note(app.db, str(value), app.can_read)
+        except NotFound:
+            # a note the ghost may not see is answered exactly as a missing one
+            raise InvalidInput(f"parent {str(value)!r} not found; nothing written") from None
+        if parent.path == note.relpath:
+            raise InvalidInput("a note cannot be its own parent")
+        return parent.id
+    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -385,15 +427,10 @@ def update_note(app: App, ref: str, patch: NotePatch, expect_version: int | None
     def mutation(note: ParsedNote) -> tuple[dict[str, Any], str | None]:
         changes: dict[str, Any] = {}
         for key, value in sets:
-            if key == "type":
-                check_type(app, str(value))
-            if key in UNIT_FIELDS:
-                check_unit(key, value if isinstance(value, (int, float)) else None if value == "" else value)
-            if key == "title":
-                value = check_title(str(value))
-            if key == "tags":
-                value = check_tags(value if isinstance(value, list) else [str(value)])
-            changes[key] = REMOVE if value == "" or value is None else value
+            if (value == "" or value is None) and key not in NOT_REMOVABLE:
+                changes[key] = REMOVE
+                continue
+            changes[key] = _checked_set(app, note, key, value)
         if title is not None:
             changes["title"] = title
         new_title = changes.get("title")
@@ -491,11 +528,20 @@ def _linked(rec: NoteRecord) -> LinkedNote:
 
 
 def links_of(app: App, path: str) -> Links:
-    """The links of the note at `path`, both ways, among notes the caller may see. A link to
-    a note the caller may not see is listed exactly as a dangling one."""
+    """The links of the note at `path`, both ways, resolved among the notes the caller may
+    see (services/reader_view.py): a link whose target the caller cannot see points where it
+    would if that note did not exist, or dangles."""
+    from vaultmem.index.statedb import Edge
+    from vaultmem.services.reader_view import reader_links
+
     db = app.db
-    out_edges = db.edges_from(path)
-    in_edges = db.edges_to(path)
+    reader = reader_links(app)
+    out_edges = [replace(e, dst=reader.dst(e)) for e in db.edges_from(path)]
+    in_edges = [e for e in db.edges_to(path) if reader.dst(e) == path]
+    in_edges += [Edge(src, path, kind, "") for src, kind in reader.arrived.get(path, ())]
+    # By source: the db's row order follows when each link was last resolved, which a
+    # change to a hidden note can shift (the links out keep the order they are written in).
+    in_edges.sort(key=lambda e: (e.src, e.kind))
     related = db.by_paths({e.dst for e in out_edges if e.dst} | {e.src for e in in_edges})
 
     def visible(other_path: str | None) -> NoteRecord | None:
@@ -526,13 +572,33 @@ def links_of(app: App, path: str) -> Links:
         if relation == "child":
             links.children.append(_linked(source))
         else:
-            links.in_.append(LinkIn(_linked(source), edge.kind))
+            links.in_.append(LinkIn(_linked(source), edge.kind, edge.heading or None, edge.label or None))
     return links
 
 
-def get_note(app: App, ref: str, raw: bool = False) -> NoteDocument:
+def get_note(
+    app: App,
+    ref: str,
+    raw: bool = False,
+    scope: str | None = None,
+    section: str | None = None,
+    lines: str | None = None,
+) -> NoteDocument:
+    """One note by id, path, title, alias, file name or id prefix (lookup.find_note).
+    `scope` (memory_get's, as in `search --scope`) narrows where the reference is resolved:
+    a note outside it is not found. `section` (or the heading of a pasted
+    `[[Note#Heading]]`) and `lines` (`A:B`) make `body` that part of the body only."""
+    from vaultmem.search.filters import scopes_for
+    from vaultmem.services.lookup import split_wikilink
+    from vaultmem.vault.sections import lines_of, parse_line_range, section_of
+
+    scopes = scopes_for(scope)
+    if lines is not None:
+        parse_line_range(lines)  # a bad range is a usage problem, whatever the note
+    section = section or split_wikilink(ref)[1]
     app.catch_up()
-    rec = find_note(app.db, ref, app.can_read)
+    visible = app.can_read if not scopes else lambda loc: loc.scope in scopes and app.can_read(loc)
+    rec = find_note(app.db, ref, visible)
     try:
         data, stamp = store.read_file(app.root, rec.path)
     except (NotFound, InvalidInput):
@@ -555,11 +621,20 @@ def get_note(app: App, ref: str, raw: bool = False) -> NoteDocument:
     }
     if "version" in fm or version:
         note["version"] = version  # hand edits counted: what --expect-version compares with
+    body = parsed.body
+    part: dict[str, Any] = {}
+    if section is not None:
+        body, at = section_of(body, section)
+        part.update(section=section, section_line=at)
+    if lines is not None:
+        body, first, last, total = lines_of(body, lines)
+        part.update(lines=[first, last], total_lines=total)
     return NoteDocument(
         note=note,
-        body=parsed.body,
+        body=body,
         tags=list(parsed.tags),
         links=links_of(app, rec.path),
         comments=fm["comments"] if isinstance(fm.get("comments"), list) else [],
         raw=data.decode("utf-8", errors="replace") if raw else None,
+        part=part or None,
     )

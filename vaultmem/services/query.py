@@ -24,6 +24,9 @@ from vaultmem.search.grep import (
     W_COVERAGE,
     W_FREQUENCY,
     W_RECENCY,
+    BoundedRegex,
+    Pattern,
+    RegexTimeout,
     keyword_pattern,
     keywords,
     match_excerpt,
@@ -36,6 +39,11 @@ from vaultmem.vault.dates import to_epoch
 from vaultmem.vault.frontmatter import split_document
 from vaultmem.vault.note import ParsedNote
 from vaultmem.vault.store import load_note, read_note_bytes
+
+# The time a --regex query may spend matching over the whole vault (search/grep.py
+# BoundedRegex): a pattern that backtracks without end is stopped, and the watcher serves
+# the next request.
+REGEX_BUDGET_S = 2.0
 
 FORMULA = (
     f"relevance = {W_COVERAGE} x keyword coverage + {W_FREQUENCY} x (1 - exp(-hits / (2 x keywords)))"
@@ -62,7 +70,7 @@ class _Plan:
     """A checked request: what to match, and which notes to look at."""
 
     text: str
-    pattern: re.Pattern[str]
+    pattern: Pattern
     words: list[str] | None
     quick: re.Pattern[bytes] | None  # rejects a file from its bytes before decoding
     scopes: tuple[str, ...]
@@ -81,10 +89,13 @@ def _plan(app: App, req: QueryRequest) -> _Plan:
         raise InvalidInput("--min-relevance must be in [0, 1]")
     scopes = scopes_for(req.scope)
     words: list[str] | None
+    pattern: Pattern
     if req.regex:
+        import regex
+
         try:
-            pattern = re.compile(text, re.IGNORECASE | re.MULTILINE)
-        except re.error as exc:
+            pattern = BoundedRegex(text, REGEX_BUDGET_S)
+        except (regex.error, ValueError, OverflowError, RecursionError) as exc:
             raise InvalidInput(f"invalid regular expression: {exc}") from None
         words = None
     else:
@@ -135,7 +146,7 @@ def _scan(app: App, req: QueryRequest, plan: _Plan, now: float) -> tuple[list[tu
     return found, searched
 
 
-def _match(app: App, rec: NoteRecord, match: Any, pattern: re.Pattern[str]) -> QueryMatch:
+def _match(app: App, rec: NoteRecord, match: Any, pattern: Pattern) -> QueryMatch:
     parsed = load_note(app.root / rec.path, rec.path)
     metadata = dict(parsed.front_matter) if isinstance(parsed, ParsedNote) else {}
     body = parsed.body if isinstance(parsed, ParsedNote) else ""
@@ -156,8 +167,14 @@ def query(app: App, req: QueryRequest) -> QueryResult:
     started = time.perf_counter()
     plan = _plan(app, req)
     app.catch_up()
-    found, searched = _scan(app, req, plan, clock.epoch())
-    matches = [_match(app, rec, match, plan.pattern) for _, rec, match in found[: req.limit]]
+    try:
+        found, searched = _scan(app, req, plan, clock.epoch())
+        matches = [_match(app, rec, match, plan.pattern) for _, rec, match in found[: req.limit]]
+    except RegexTimeout:
+        raise InvalidInput(
+            f"the regular expression took more than {REGEX_BUDGET_S:g} s over the vault and was stopped; "
+            "nested repetition such as (a+)+ backtracks without end: simplify it"
+        ) from None
     what = f"pattern /{plan.text}/" if req.regex else f"'{plan.text}'"
     summary = f"Found {len(found)} notes matching {what} among {searched} searched" + (
         f"; showing {len(matches)}" if len(found) > len(matches) else ""

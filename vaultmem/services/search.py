@@ -16,6 +16,7 @@ from vaultmem.search.fusion import RECOMMENDED_MIN_SCORE
 from vaultmem.search.hybrid import MODES, Dense, Retrievers, SearchOptions, run_search
 from vaultmem.services.app import App
 from vaultmem.services.lookup import location_of
+from vaultmem.services.reader_view import reader_links
 from vaultmem.units import as_unit
 from vaultmem.vault.frontmatter import split_document
 from vaultmem.vault.layout import reader_tokens
@@ -175,6 +176,7 @@ def retrievers(app: App, mode: str, warnings: list[str]) -> tuple[Retrievers, st
         graph=app.indexes.link_graph,
         read_body=lambda rec: read_body(app, rec),
         visible=lambda rec: app.can_read(location_of(rec)),
+        reader_links=lambda: reader_links(app),
     )
     return parts, mode
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -10,7 +11,9 @@ from pathlib import Path
 from vaultmem.clock import now_iso as utc_now
 from vaultmem.config import CONFIG_NAME, STATE_DIR, add_ghost_to_config_text, load_config, validate_ghost_name
 from vaultmem.errors import Conflict, InvalidInput
+from vaultmem.index.lock import IndexLock
 from vaultmem.models import GhostsResult, InitResult
+from vaultmem.paths import StatePaths
 from vaultmem.vault.ids import new_ulid
 from vaultmem.vault.layout import inside_vault, walk_notes
 
@@ -195,18 +198,42 @@ def init_vault(path: Path, ghosts: list[str], examples: bool | None = None) -> I
     )
 
 
+CONFIG_LOCK_WAIT_S = 30.0
+
+
 def add_ghost(root: Path, ghost: str) -> GhostsResult:
     validate_ghost_name(ghost)
-    config = load_config(root, env={})
-    added = ghost not in config.ghosts
-    if added:
-        path = root / CONFIG_NAME
-        text = path.read_text(encoding="utf-8")
-        tmp = path.with_name(f".{CONFIG_NAME}.tmp")
-        tmp.write_text(add_ghost_to_config_text(text, ghost), encoding="utf-8")
-        os.replace(tmp, path)
+    load_config(root, env={})  # a missing or broken vaultmem.toml fails before any lock is made
+    # Read-modify-write of vaultmem.toml under a lock: parallel `ghost add`s each keep their
+    # ghost (without it, the last rename wins and drops the others' registrations).
+    with IndexLock(StatePaths(root).config_lock, role="ghost add", wait_s=CONFIG_LOCK_WAIT_S):
+        added = ghost not in load_config(root, env={}).ghosts
+        if added:
+            path = root / CONFIG_NAME
+            _write_config(path, add_ghost_to_config_text(path.read_text(encoding="utf-8"), ghost))
+        ghosts = list(load_config(root, env={}).ghosts)
     ghost_folders(root, ghost)
-    return GhostsResult(list(load_config(root, env={}).ghosts), added)
+    return GhostsResult(ghosts, added)
+
+
+def _write_config(path: Path, text: str) -> None:
+    """Replace vaultmem.toml atomically through a temp file of its own (a unique name in the
+    same folder, fsynced, the file's mode kept)."""
+    mode = os.stat(path).st_mode & 0o7777
+    tmp = path.with_name(f".{CONFIG_NAME}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        try:
+            view = memoryview(text.encode("utf-8"))
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def list_ghosts(root: Path) -> GhostsResult:

@@ -49,12 +49,33 @@ EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
 MILLIS_FROM = 1e11  # an epoch number at least this big is milliseconds (1e11 s is year 5138)
 
 
+MAX_DEPTH = 64  # memory writes are a few levels deep; deeper input is refused whole
+
+
+def _depth(data: Any) -> int:
+    """How deeply lists and objects nest in parsed JSON; iterative, so any depth is safe."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        value, level = stack.pop()
+        if isinstance(value, (list, dict)):
+            deepest = max(deepest, level)
+            if deepest > MAX_DEPTH:
+                break
+            stack.extend((v, level + 1) for v in (value.values() if isinstance(value, dict) else value))
+    return deepest
+
+
 def parse_writes(text: str) -> list[Any]:
     """A JSON array of writes, or a tool response object holding `memory_writes`."""
     try:
         data = json.loads(text.removeprefix("\ufeff"))  # Windows tools like to start with a BOM
     except json.JSONDecodeError as exc:
         raise InvalidInput(f"input is not JSON: {exc}") from None
+    except RecursionError:
+        # The parser gives up on input nested thousands of levels deep (`[[[[…`).
+        raise InvalidInput(f"input is nested too deeply; memory writes nest at most {MAX_DEPTH} levels") from None
+    if _depth(data) > MAX_DEPTH:
+        raise InvalidInput(f"input is nested too deeply; memory writes nest at most {MAX_DEPTH} levels")
     if isinstance(data, dict) and isinstance(data.get("memory_writes"), list):
         data = data["memory_writes"]
     if not isinstance(data, list):

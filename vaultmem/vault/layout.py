@@ -7,6 +7,7 @@ vault walk every reconcile and `query` starts from.
 from __future__ import annotations
 
 import os
+import re
 import stat as stat_mod
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -49,6 +50,16 @@ def classify(relpath: str) -> Location:
     return Location(top, owner=name)
 
 
+# The temp file of an atomic write (vault/store.py), beside the note it replaces:
+# `.NAME.md.vaultmem-1a2b3c4d.tmp`. A killed write leaves one behind; the indexer removes
+# those older than a minute (index/engine.py). Never a note.
+WRITE_TEMP_RE = re.compile(r"^\..+\.vaultmem-[0-9a-f]{8}\.tmp$")
+
+
+def write_temp_name(name: str, token: str) -> str:
+    return f".{name}.vaultmem-{token}.tmp"
+
+
 def is_temp_name(name: str) -> bool:
     """Editor temp and swap files (vim, emacs, generic), never notes."""
     return name.startswith((".", "~$")) or name.endswith(("~", ".swp", ".swx", ".swo", ".tmp")) or name == "4913"
@@ -75,10 +86,11 @@ class FileEntry:
     symlink: bool = False
 
 
-def walk_notes(root: Path) -> Iterator[FileEntry]:
+def walk_notes(root: Path, strays: list[str] | None = None) -> Iterator[FileEntry]:
     """Every candidate note file: a stat walk that never descends into ignored folders and
     never follows a symlinked folder. Symlinked files are yielded with `symlink=True`; the
-    caller decides (they must resolve inside the vault)."""
+    caller decides (they must resolve inside the vault). `strays`, when given, collects the
+    vault-relative paths of write temp files (WRITE_TEMP_RE) met on the way."""
     stack = [("", str(root))]
     while stack:
         prefix, path = stack.pop()
@@ -95,6 +107,8 @@ def walk_notes(root: Path) -> Iterator[FileEntry]:
                             stack.append((prefix + name + "/", entry.path))
                         continue
                     if not is_note_name(name):
+                        if strays is not None and name.endswith(".tmp") and WRITE_TEMP_RE.match(name):
+                            strays.append(prefix + name)
                         continue
                     if entry.is_symlink():
                         try:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
+import stat
+import time
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,7 +27,14 @@ from vaultmem import clock
 from vaultmem.errors import Conflict, InvalidInput, NotFound
 from vaultmem.models import Problem
 from vaultmem.paths import TRASH_RELPATH
-from vaultmem.vault.layout import MAX_NOTE_BYTES, FileEntry, inside_vault, symlink_refusal
+from vaultmem.vault.layout import (
+    MAX_NOTE_BYTES,
+    WRITE_TEMP_RE,
+    FileEntry,
+    inside_vault,
+    symlink_refusal,
+    write_temp_name,
+)
 from vaultmem.vault.note import ParsedNote, Unreadable, parse_note
 
 MAX_NAME_BYTES = 100
@@ -151,7 +160,7 @@ def current_stamp(path: Path) -> FileStamp | None:
 
 def _write_temp(folder: Path, name: str, data: bytes, mode: int) -> Path:
     # A hidden name: editors, the watcher and the vault walk all skip it.
-    tmp = folder / f".{name}.vaultmem-{secrets.token_hex(4)}.tmp"
+    tmp = folder / write_temp_name(name, secrets.token_hex(4))
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -163,6 +172,65 @@ def _write_temp(folder: Path, name: str, data: bytes, mode: int) -> Path:
         tmp.unlink(missing_ok=True)
         raise
     return tmp
+
+
+def check_size(relpath: str, data: bytes) -> None:
+    """Refuse, before anything is written, a note the reader would refuse (over the limit)."""
+    if len(data) > MAX_NOTE_BYTES:
+        mib = MAX_NOTE_BYTES // (1024 * 1024)
+        raise InvalidInput(
+            f"{relpath}: the note would be {len(data)} bytes; notes are at most {mib} MiB "
+            f"({MAX_NOTE_BYTES} bytes); nothing written"
+        )
+
+
+def make_folders(root: Path, rel_folder: str, *, no_links: bool = False) -> Path:
+    """Create a vault-relative folder one level at a time, never through a symlink that
+    leaves the vault: nothing, not even an empty folder, is made outside it. `no_links`:
+    refuse any symlinked folder on the way, even one pointing inside the vault."""
+    path = root
+    for part in check_relpath(rel_folder).split("/"):
+        path = path / part
+        if no_links and path.is_symlink():
+            raise InvalidInput(
+                f"refused: {path.relative_to(root).as_posix()} is a symlink; vaultmem will not follow it"
+            )
+        if path.is_symlink() or path.exists():
+            if not inside_vault(root, path):
+                raise InvalidInput(f"refused: {rel_folder} resolves outside the vault")
+            if not path.is_dir():
+                raise InvalidInput(f"refused: {path.relative_to(root)} is not a folder")
+            continue
+        try:
+            path.mkdir()
+        except FileExistsError:  # made meanwhile: checked like any existing one
+            if not inside_vault(root, path) or not path.is_dir():
+                raise InvalidInput(f"refused: {rel_folder} resolves outside the vault") from None
+    return path
+
+
+STALE_TEMP_S = 60.0  # a write finishes in far less; an older temp file is a killed write's
+
+
+def remove_stale_temps(root: Path, relpaths: list[str], older_than_s: float = STALE_TEMP_S) -> list[str]:
+    """Remove the write temp files (`.NAME.vaultmem-XXXXXXXX.tmp`) at `relpaths` that are
+    older than `older_than_s`: copies of note bodies a killed write left behind. Only
+    regular files of exactly that name pattern, inside the vault; returns the removed."""
+    removed = []
+    now = time.time()  # file times are real times, whatever the clock module is set to
+    for relpath in relpaths:
+        path = root / check_relpath(relpath)
+        if not WRITE_TEMP_RE.match(path.name) or not inside_vault(root, path.parent):
+            continue
+        try:
+            st = os.lstat(path)
+            if not stat.S_ISREG(st.st_mode) or now - st.st_mtime < older_than_s:
+                continue
+            path.unlink()
+        except OSError:
+            continue
+        removed.append(relpath)
+    return removed
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -180,8 +248,10 @@ def _fsync_dir(folder: Path) -> None:
 
 def create_file(root: Path, relpath: str, data: bytes) -> None:
     """Atomically create a new file; FileExistsError if the path is taken (never overwrites)."""
+    check_size(relpath, data)
     path = resolve_inside(root, relpath)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if "/" in check_relpath(relpath):
+        make_folders(root, check_relpath(relpath).rsplit("/", 1)[0])
     if not inside_vault(root, path.parent):
         raise InvalidInput(f"refused: {relpath} resolves outside the vault")
     tmp = _write_temp(path.parent, path.name, data, 0o666 & ~_umask())
@@ -194,6 +264,7 @@ def create_file(root: Path, relpath: str, data: bytes) -> None:
 
 def replace_file(root: Path, relpath: str, data: bytes, expected: FileStamp) -> None:
     """Atomically replace a file that must still be exactly what we read."""
+    check_size(relpath, data)
     path = resolve_inside(root, relpath)
     target = path.resolve() if path.is_symlink() else path
     if not inside_vault(root, target):
@@ -324,7 +395,8 @@ def move_file(root: Path, relpath: str, new_relpath: str) -> None:
     """Move a note to a new vault path; never overwrites (Conflict if the name is taken)."""
     source = resolve_inside(root, relpath)
     dest = resolve_inside(root, new_relpath)
-    dest.parent.mkdir(parents=True, exist_ok=True)
+    if "/" in check_relpath(new_relpath):
+        make_folders(root, check_relpath(new_relpath).rsplit("/", 1)[0])
     if not inside_vault(root, dest.parent):
         raise InvalidInput(f"refused: {new_relpath} resolves outside the vault")
     try:
@@ -355,7 +427,11 @@ def trash_file(root: Path, relpath: str, expected: FileStamp | None = None) -> s
     stamp = datetime.fromtimestamp(clock.epoch(), UTC).strftime("%Y%m%dT%H%M%S%fZ")
     dest_rel = f"{TRASH_RELPATH}/{stamp}/{check_relpath(relpath)}"
     dest = root / dest_rel
-    dest.parent.mkdir(parents=True, exist_ok=True)
+    # A symlinked .vaultmem/ or trash/ must not carry the note (maybe a private one) out of
+    # the vault, nor into a folder with other readers.
+    make_folders(root, dest_rel.rsplit("/", 1)[0], no_links=True)
+    if not inside_vault(root, dest.parent):
+        raise InvalidInput(f"refused: {TRASH_RELPATH} resolves outside the vault; nothing deleted")
     try:
         os.replace(source, dest)
     except FileNotFoundError:

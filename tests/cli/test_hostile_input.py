@@ -1,0 +1,381 @@
+"""Issue 13, items 3, 4, 10-14, 16 and 17: hostile input through the CLI gets exit 5 (or 2
+for usage) with a clear message, in bounded time, with no traceback, and changes nothing
+(nothing at all outside the vault)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli._util import front_matter, git, snapshot, write
+from tests.conftest import Cli, Result
+from tests.integration._vaults import VAULTMEM, make_vault
+from vaultmem.vault.layout import MAX_NOTE_BYTES
+
+
+def refused(res: Result, code: int = 5, says: str = "") -> dict[str, Any]:
+    """An error exit with one JSON error document, a message, and no traceback anywhere."""
+    assert res.exit_code == code, f"exit {res.exit_code}\nstdout: {res.stdout}\nstderr: {res.stderr}"
+    assert "Traceback" not in res.stderr and "Traceback" not in res.stdout
+    error = res.data["error"]
+    assert error["code"] == {5: "invalid_input", 2: "usage"}[code]
+    assert error["message"] and says.lower() in error["message"].lower(), error["message"]
+    return dict(error)
+
+
+@pytest.fixture
+def outside(tmp_path: Path, vault: Path) -> Iterator[Path]:
+    """A folder beside the vault; asserts afterwards that nothing outside the vault changed."""
+    folder = tmp_path / "outside"
+    folder.mkdir()
+    (folder / "keep.md").write_text("do not touch\n")
+    before = snapshot(tmp_path, skip=vault)
+    yield folder
+    assert snapshot(tmp_path, skip=vault) == before, "something outside the vault changed"
+
+
+def _unchanged(vault: Path) -> dict[str, tuple[str, str]]:
+    return snapshot(vault, skip=vault / ".vaultmem")
+
+
+def _register_by_hand(vault: Path, *names: str) -> None:
+    """A person edits vaultmem.toml and lists ghosts `ghost add` would refuse."""
+    config = vault / "vaultmem.toml"
+    ghosts = ", ".join(f'"{n}"' for n in ("alice", "bob", *names))
+    config.write_text(config.read_text().replace('ghosts = ["alice", "bob"]', f"ghosts = [{ghosts}]"))
+    assert all(f'"{n}"' in config.read_text() for n in names)
+
+
+# --- 3. reserved ghost names ----------------------------------------------------------------
+
+RESERVED = ["shared", "inbox", "private", "diary", "project", "projects", "reference", "hooks", "trash"]
+
+
+@pytest.mark.usefixtures("outside")
+@pytest.mark.parametrize("name", RESERVED)
+def test_reserved_ghost_name_cannot_be_added(vault: Path, cli: Cli, name: str) -> None:
+    before = _unchanged(vault)
+    for command in (["ghost", "add", name], ["init", str(vault.parent / "second"), "--ghost", name]):
+        refused(cli(*command, vault=command[0] != "init"), says="reserved")
+    assert _unchanged(vault) == before
+    assert not (vault.parent / "second").exists()
+    assert name not in cli.ok("ghost", "list")["ghosts"]
+
+
+@pytest.mark.usefixtures("outside")
+def test_ghost_named_shared_cannot_capture_into_the_shared_inbox(
+    vault: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _register_by_hand(vault, "shared", "inbox")
+    before = _unchanged(vault)
+    for ghost in ("shared", "inbox"):
+        refused(cli("capture", "my private thought", ghost=ghost), says="reserved")
+        refused(cli("note", "create", "--title", "t", "--type", "note", "--scope", "private", ghost=ghost))
+        refused(cli("search", "thought", ghost=ghost), says="reserved")
+    monkeypatch.setenv("VAULTMEM_GHOST", "shared")
+    refused(cli("capture", "my private thought"), says="reserved")
+    monkeypatch.delenv("VAULTMEM_GHOST")
+    assert _unchanged(vault) == before
+    # the names are left out of the vault's ghosts, with a warning, never half-registered
+    listed = cli("ghost", "list")
+    assert listed.exit_code == 0 and "shared" not in listed.data["ghosts"]
+
+
+def test_mcp_server_refuses_a_reserved_ghost(vault: Path) -> None:
+    _register_by_hand(vault, "shared")
+    res = subprocess.run(
+        [str(VAULTMEM), "mcp", "--vault", str(vault), "--ghost", "shared"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert res.returncode == 5, res.stderr
+    assert "reserved" in res.stderr and "Traceback" not in res.stderr
+
+
+# --- 4. the size limit, before anything is written --------------------------------------------
+
+BIG = "word " * (MAX_NOTE_BYTES // 5 + 10)  # just over 2 MiB
+
+
+@pytest.mark.usefixtures("outside")
+def test_note_over_the_size_limit_is_refused_by_every_write(
+    vault: Path, cli: Cli, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    body_file = tmp_path_factory.mktemp("input") / "big.md"
+    body_file.write_text(BIG)
+    small = cli.ok("note", "create", "--title", "Small", "--type", "note", "--scope", "shared", "--body", "x")
+    before = _unchanged(vault)
+    create = ["note", "create", "--title", "Big", "--type", "note", "--scope", "shared"]
+    for command, stdin in (
+        ([*create, "--body-file", str(body_file)], None),
+        ([*create, "--body-file", "-"], BIG),
+        ([*create, "--body", BIG], None),
+        (["note", "update", small["id"], "--append", "-"], BIG),
+        (["note", "update", small["id"], "--body-file", str(body_file)], None),
+        (["note", "comment", small["id"], "--text", BIG], None),
+    ):
+        refused(cli(*command, input=stdin), says="at most 2 MiB")
+    refused(cli("capture", BIG, ghost="alice"), says="capture is larger than")  # captures stop at 1 MiB
+    assert _unchanged(vault) == before
+    # the note is still there and still answers
+    assert cli.ok("get", small["id"])["body"] == "x\n"
+    assert cli("lint").exit_code == 0
+
+
+@pytest.mark.usefixtures("outside")
+def test_promoting_a_capture_into_an_oversized_note_is_refused(vault: Path, cli: Cli) -> None:
+    # a capture edited by hand to just under the limit: its note, with more front matter, is over
+    body = "x" * (MAX_NOTE_BYTES - 200)
+    write(vault, "inbox/alice/Huge capture.md", f"---\ntitle: Huge capture\ntype: capture\n---\n{body}\n")
+    before = _unchanged(vault)
+    res = cli(
+        "inbox", "promote", "Huge capture", "--title", "Huge", "--type", "fact", "--scope", "shared", ghost="alice"
+    )
+    refused(res, says="at most 2 MiB")
+    assert _unchanged(vault) == before
+
+
+@pytest.mark.usefixtures("outside")
+def test_write_rejects_an_oversized_memory_and_writes_the_rest(vault: Path, cli: Cli) -> None:
+    items = [{"type": "semantic", "content": BIG}, {"type": "semantic", "content": "a small fact"}]
+    data = cli.ok("write", "-", ghost="alice", input=json.dumps(items))
+    assert [r["index"] for r in data["rejected"]] == [0]
+    assert "at most 2 MiB" in data["rejected"][0]["reason"]
+    assert [w["index"] for w in data["written"]] == [1]
+    assert all(p.stat().st_size <= MAX_NOTE_BYTES for p in vault.rglob("*.md"))
+
+
+# --- 10. lint names no other ghost's titles -------------------------------------------------
+
+
+def test_lint_does_not_report_private_titles_shared_between_ghosts(vault: Path, cli: Cli) -> None:
+    for ghost in ("alice", "bob"):
+        cli.ok("note", "create", "--title", "Salary plans", "--type", "note", "--scope", "private", ghost=ghost)
+        cli.ok("note", "create", "--title", "Journal", "--type", "episode", "--scope", "diary", ghost=ghost)
+    write(vault, "shared/a.md", "---\nid: DA\ntitle: Same\n---\n")
+    write(vault, "shared/b.md", "---\nid: DB\ntitle: same\n---\n")
+    problems = cli.ok("lint")["problems"]
+    dups = sorted(p["path"] for p in problems if p["code"] == "duplicate_title")
+    assert dups == ["shared/a.md", "shared/b.md"]  # titles are unique only in shared/
+    assert not any("private/" in p["message"] or "diary/" in p["message"] for p in problems)
+
+
+# --- 11. note update --set checks what create and validate check -------------------------------
+
+
+@pytest.fixture
+def shared_note(cli: Cli) -> dict[str, Any]:
+    return dict(cli.ok("note", "create", "--title", "Deploy", "--type", "skill", "--scope", "shared", "--body", "b"))
+
+
+@pytest.mark.usefixtures("outside")
+def test_update_set_refuses_what_create_refuses(vault: Path, cli: Cli, shared_note: dict[str, Any]) -> None:
+    hidden = cli.ok("note", "create", "--title", "Secret", "--type", "note", "--scope", "private", ghost="alice")
+    before = _unchanged(vault)
+    for assignment, says in (
+        (f"parent={hidden['id']}", "not found"),  # alice's note, seen from bob: as if missing
+        ("parent=Secret", "not found"),
+        ("parent=No such note", "not found"),
+        (f"parent={shared_note['id']}", "own parent"),
+        ('aliases=["one\\ntwo"]', "control characters"),
+        ("expires=garbage", "ISO-8601"),
+        ("expires=[1, 2]", "ISO-8601"),
+        ("last_validated_by=alice/gpt-x", "note validate"),
+        ("last_validated_at=2026-01-01T00:00:00Z", "note validate"),
+    ):
+        refused(cli("note", "update", shared_note["id"], "--set", assignment, ghost="bob"), says=says)
+    assert _unchanged(vault) == before
+
+
+def test_update_set_accepts_good_values(vault: Path, cli: Cli, shared_note: dict[str, Any]) -> None:
+    parent = cli.ok("note", "create", "--title", "Ops", "--type", "note", "--scope", "shared")
+    sets = ["parent=Ops", "aliases=[Ship it, Release]", "expires=2030-01-02"]
+    cli.ok("note", "update", shared_note["id"], *[a for s in sets for a in ("--set", s)], ghost="bob")
+    fm = front_matter(vault / shared_note["path"])
+    assert fm["parent"] == parent["id"]  # stored as an id, as `note create --parent` does
+    assert fm["aliases"] == ["Ship it", "Release"]
+    assert fm["expires"] == "2030-01-02T00:00:00Z"
+    assert cli.ok("get", "Release")["note"]["id"] == shared_note["id"]
+
+
+# --- 12. deeply nested JSON -----------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("outside")
+@pytest.mark.parametrize("depth", [100_000, 500])
+def test_write_with_deeply_nested_json_exits_5(vault: Path, cli: Cli, depth: int) -> None:
+    before = _unchanged(vault)
+    deep = "[" * depth + "]" * depth
+    for text in (deep, '[{"type": "semantic", "content": "x", "context": {"k": ' + deep + "}}]"):
+        refused(cli("write", "-", ghost="alice", input=text), says="nested too deeply")
+    assert _unchanged(vault) == before
+
+
+# --- 13. note delete never follows a symlinked trash ----------------------------------------------
+
+
+def test_delete_refuses_a_symlinked_trash_leaving_the_vault(vault: Path, cli: Cli, outside: Path) -> None:
+    made = cli.ok(
+        "note", "create", "--title", "Mine", "--type", "note", "--scope", "private", "--body", "secret", ghost="alice"
+    )
+    (vault / ".vaultmem").mkdir(exist_ok=True)
+    (vault / ".vaultmem" / "trash").symlink_to(outside, target_is_directory=True)
+    refused(cli("note", "delete", made["id"], ghost="alice"), says="symlink")
+    assert (vault / made["path"]).read_text().endswith("secret\n")  # still in place
+    # `outside` fixture: nothing appeared outside the vault
+
+
+def test_delete_refuses_a_symlinked_trash_inside_the_vault(vault: Path, cli: Cli) -> None:
+    made = cli.ok(
+        "note", "create", "--title", "Mine", "--type", "note", "--scope", "private", "--body", "secret", ghost="alice"
+    )
+    (vault / ".vaultmem").mkdir(exist_ok=True)
+    (vault / ".vaultmem" / "trash").symlink_to(vault / "shared", target_is_directory=True)
+    before = _unchanged(vault)
+    refused(cli("note", "delete", made["id"], ghost="alice"), says="symlink")
+    assert _unchanged(vault) == before  # alice's note did not land in shared/
+    (vault / ".vaultmem" / "trash").unlink()
+    out = cli.ok("note", "delete", made["id"], ghost="alice")
+    assert (vault / out["trashed_to"]).is_file() and not (vault / out["trashed_to"]).is_symlink()
+
+
+# --- 14. nan and inf are no numbers -----------------------------------------------------------
+
+NOTE = ["note", "create", "--title", "t", "--type", "note", "--scope", "shared"]
+FLOAT_OPTIONS = [
+    (["search", "x"], "--bm25-weight"),
+    (["search", "x"], "--embedding-weight"),
+    (["search", "x"], "--rrf-k"),
+    (["search", "x"], "--trust-bias"),
+    (["search", "x"], "--min-trust"),
+    (["search", "x"], "--min-confidence"),
+    (["search", "x"], "--min-importance"),
+    (["search", "x"], "--min-score"),
+    (["query", "x"], "--min-relevance"),
+    (["reference", "search", "topic", "question"], "--rrf-k"),
+    (NOTE, "--trust"),
+    (NOTE, "--confidence"),
+    (NOTE, "--importance"),
+    (NOTE, "--ttl-days"),
+    (["note", "validate", "Welcome to the vault", "--by", "alice/x"], "--trust"),
+]
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "NaN", "-Infinity"])
+@pytest.mark.parametrize(("command", "option"), FLOAT_OPTIONS, ids=lambda v: v if isinstance(v, str) else v[0])
+def test_non_finite_float_options_exit_5(vault: Path, cli: Cli, command: list[str], option: str, value: str) -> None:
+    before = _unchanged(vault)
+    error = refused(cli(*command, option, value, ghost="alice"), says=option)
+    assert "finite" in error["message"]
+    assert _unchanged(vault) == before
+
+
+def test_every_float_option_of_every_command_is_finite() -> None:
+    """Options added later are held to it too: no command takes a plain float."""
+    from vaultmem.cli.main import COMMANDS, build_module_commands
+
+    seen, plain = 0, []
+
+    def walk(name: str, command: Any) -> None:
+        nonlocal seen
+        for param in command.params:
+            kind = type(param.type).__name__
+            if "Float" in kind:
+                seen += 1
+                if kind == "FloatParamType":
+                    plain.append(f"{name} {param.opts}")
+        for sub_name, sub in getattr(command, "commands", {}).items():
+            walk(f"{name} {sub_name}", sub)
+
+    for module in sorted({module for module, _ in COMMANDS.values()}):
+        for name, command in build_module_commands(module).items():
+            walk(name, command)
+    assert seen >= len(FLOAT_OPTIONS) and not plain, plain
+
+
+def test_finite_floats_still_work(cli: Cli) -> None:
+    data = cli.ok("search", "welcome", "--bm25-weight", "2.5", "--trust-bias", "0", "--min-score", "0", "--explain")
+    assert json.dumps(data, allow_nan=False)
+
+
+def test_json_output_never_carries_nan() -> None:
+    from vaultmem.cli.output import dumps
+    from vaultmem.errors import VaultmemError
+
+    assert dumps({"score": 0.5}) == '{"score":0.5}'
+    for bad in (float("nan"), float("inf")):
+        with pytest.raises(VaultmemError, match="NaN or infinity") as caught:
+            dumps({"results": [{"score": bad}]})
+        assert caught.value.exit_code == 1
+
+
+# --- 16. temp files of killed writes ------------------------------------------------------------
+
+
+def test_vault_gitignore_ignores_write_temp_files(tmp_path: Path, cli: Cli) -> None:
+    root = tmp_path / "fresh"
+    cli.ok("init", str(root), "--ghost", "alice", vault=False)
+    git(root, "init", "-q")
+    write(root, "private/alice/.Plans.md.vaultmem-1a2b3c4d.tmp", "a private body\n")
+    write(root, "shared/.Deploy.md.vaultmem-deadbeef.tmp", "a body\n")
+    git(root, "add", "-A")
+    staged = git(root, "diff", "--cached", "--name-only").splitlines()
+    assert staged and not any(".tmp" in p for p in staged)
+
+
+def _aged(path: Path, seconds: float) -> Path:
+    stamp = path.stat().st_mtime - seconds
+    os.utime(path, (stamp, stamp))
+    return path
+
+
+def test_index_removes_stale_write_temp_files(vault: Path, cli: Cli) -> None:
+    stale = [
+        _aged(write(vault, "shared/.Deploy.md.vaultmem-1a2b3c4d.tmp", "body\n"), 120),
+        _aged(write(vault, "private/alice/.Plans.md.vaultmem-0f0f0f0f.tmp", "private body\n"), 3600),
+    ]
+    kept = [
+        write(vault, "shared/.Fresh.md.vaultmem-2b2b2b2b.tmp", "a write in progress\n"),  # too young
+        _aged(write(vault, "shared/.other.tmp", "not ours\n"), 3600),
+        _aged(write(vault, "shared/.x.vaultmem-nothex!.tmp", "not our pattern\n"), 3600),
+        _aged(write(vault, "shared/notes.vaultmem-1a2b3c4d.tmp", "not hidden: not ours\n"), 3600),
+    ]
+    cli.ok("index")
+    assert not any(p.exists() for p in stale)
+    assert all(p.exists() for p in kept)
+
+
+# --- 17. parallel ghost add ---------------------------------------------------------------------
+
+
+def test_parallel_ghost_adds_all_register(tmp_path: Path) -> None:
+    root = make_vault(tmp_path / "v", ghosts=["alice"])
+    env = {**os.environ, "VAULTMEM_NO_AUTOSTART": "1"}
+    names = [f"g{i}" for i in range(10)]
+    procs = [
+        subprocess.Popen(
+            [str(VAULTMEM), "ghost", "add", name, "--vault", str(root), "--json"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in names
+    ]
+    outs = [p.communicate(timeout=120) for p in procs]
+    for proc, (stdout, stderr) in zip(procs, outs, strict=True):
+        assert proc.returncode == 0, stderr
+        assert json.loads(stdout)["added"] is True
+    listed = subprocess.run(
+        [str(VAULTMEM), "ghost", "list", "--vault", str(root), "--json"], env=env, capture_output=True, text=True
+    )
+    assert sorted(json.loads(listed.stdout)["ghosts"]) == sorted(["alice", *names])
+    assert not [p.name for p in root.iterdir() if p.name.endswith(".tmp")]

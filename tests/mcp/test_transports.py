@@ -1,0 +1,123 @@
+"""The real processes: `vaultmem mcp` over stdio (initialize, list, call), and
+`vaultmem mcp --http` with a bearer token, without one and with a wrong one."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from tests.conftest import Cli
+from tests.mcp.conftest import error_of, structured
+
+VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
+pytestmark = pytest.mark.slow
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VAULTMEM_")}
+    env.update(VAULTMEM_NO_AUTOSTART="1", VAULTMEM_CACHE_DIR=os.environ["VAULTMEM_CACHE_DIR"], **extra)
+    return env
+
+
+def test_stdio_session(vault: Path) -> None:
+    from mcp import Client, StdioServerParameters
+
+    params = StdioServerParameters(
+        command=VAULTMEM, args=["mcp", "--vault", str(vault)], env=_env(VAULTMEM_GHOST="alice")
+    )
+    timings: dict[str, float] = {}
+
+    async def main() -> None:
+        start = time.monotonic()
+        async with Client(params, mode="legacy") as client:
+            timings["initialize"] = time.monotonic() - start
+            tools = (await client.list_tools()).tools
+            assert len(tools) == 14
+            saved = structured(await client.call_tool("memory_save", {"content": "stdio works over pipes"}))
+            assert saved["path"].startswith("private/alice/")  # the ghost from VAULTMEM_GHOST
+            found = structured(await client.call_tool("memory_search", {"query": "stdio pipes"}))
+            assert found["results"][0]["summary"]["id"] == saved["id"]
+            assert error_of(await client.call_tool("memory_get", {"id": "nothing-like-it"}))["code"] == "not_found"
+
+    anyio.run(main)
+    print(f"stdio initialize: {timings['initialize']:.3f} s")
+    assert timings["initialize"] < 5.0  # generous for a loaded CI machine; the figure is printed
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_port(port: int, proc: subprocess.Popen[Any], timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else proc.returncode
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError("the HTTP server did not come up")
+
+
+def test_http_session_needs_a_token(vault: Path, cli: Cli) -> None:
+    import httpx
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    alice = cli.ok("token", "add", "alice")
+    bob = cli.ok("token", "add", "bob")
+    assert alice["token"] != bob["token"]
+    stored = (vault / ".vaultmem" / "mcp_tokens.json").read_text()
+    assert alice["token"] not in stored and "sha256:" in stored
+    assert oct((vault / ".vaultmem" / "mcp_tokens.json").stat().st_mode & 0o777) == "0o600"
+    assert cli("token", "add", "mallory").exit_code == 5
+
+    port = _free_port()
+    proc = subprocess.Popen(
+        [VAULTMEM, "mcp", "--http", "--port", str(port), "--vault", str(vault)],
+        env=_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        _wait_port(port, proc)
+        init = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+        headers = {"Accept": "application/json, text/event-stream"}
+        assert httpx.post(url, json=init, headers=headers).status_code == 401
+        wrong = {**headers, "Authorization": "Bearer vmt_not-a-token"}
+        assert httpx.post(url, json=init, headers=wrong).status_code == 401
+        # a foreign Origin is refused even with a good token (DNS rebinding)
+        evil = {**headers, "Authorization": f"Bearer {alice['token']}", "Origin": "http://evil.example"}
+        assert httpx.post(url, json=init, headers=evil).status_code in (403, 421)
+
+        async def session(token: str) -> dict[str, Any]:
+            import httpx2  # type: ignore[import-not-found]
+
+            http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
+            async with http, Client(streamable_http_client(url, http_client=http), mode="legacy") as client:
+                assert len((await client.list_tools()).tools) == 14
+                return structured(await client.call_tool("memory_save", {"content": "http private fact"}))
+
+        async def main() -> None:
+            as_alice = await session(alice["token"])
+            as_bob = await session(bob["token"])
+            assert as_alice["path"].startswith("private/alice/")  # the ghost comes from the token
+            assert as_bob["path"].startswith("private/bob/")
+
+        anyio.run(main)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

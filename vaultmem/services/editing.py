@@ -1,0 +1,140 @@
+"""`edit` and `diary`: a person opens a note in an editor, or adds a line to today's entry.
+
+The editor is the caller's (the CLI runs $VISUAL/$EDITOR): this module gets a function that
+edits a file in place and returns when the editor exits. What the editor saved is a hand
+edit (SPEC §2: a new version, written by the person, not by vaultmem); afterwards the state
+db catches up and the note's changes and lint problems are reported.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from datetime import date, datetime
+from pathlib import Path
+
+from vaultmem import clock
+from vaultmem.errors import InvalidInput, NotFound
+from vaultmem.models import EditResult, Problem
+from vaultmem.services.app import App
+from vaultmem.services.lookup import find_note
+from vaultmem.services.notes import NewNote, create_note, links_of, mutate, require_ghost, version_of
+from vaultmem.vault import store
+from vaultmem.vault.note import ParsedNote, Unreadable, parse_note
+from vaultmem.vault.schema import check_note
+from vaultmem.vault.when import parse_when
+
+Editor = Callable[[Path], None]
+
+
+def _parsed(app: App, relpath: str) -> tuple[bytes, ParsedNote | Unreadable]:
+    data, _ = store.read_file(app.root, relpath)
+    return data, parse_note(relpath, data)
+
+
+def _fields(parsed: ParsedNote | Unreadable) -> dict[str, object]:
+    return dict(parsed.front_matter) if isinstance(parsed, ParsedNote) else {}
+
+
+def note_problems(app: App, relpath: str, parsed: ParsedNote | Unreadable) -> list[Problem]:
+    """What `lint` says about this one note: its file, its fields, its dangling links."""
+    if isinstance(parsed, Unreadable):
+        return [parsed.problem]
+    problems = list(parsed.problems) + list(check_note(parsed, app.config))
+    for d in links_of(app, relpath).dangling:
+        problems.append(Problem(relpath, "warning", "dangling_link", f"link target {d.target!r} does not resolve"))
+    return problems
+
+
+def open_in_editor(app: App, ref: str, editor: Editor, created: bool = False) -> EditResult:
+    """Run `editor` on the note `ref` names (one the ghost may write), then report what the
+    editor changed: lines added and removed, front matter fields, lint problems."""
+    app.catch_up()
+    rec = find_note(app.db, ref, app.can_write)
+    before, _ = _parsed(app, rec.path)
+    before_fields = _fields(parse_note(rec.path, before))
+    editor(app.root / rec.path)
+    try:
+        after, parsed = _parsed(app, rec.path)
+    except (NotFound, InvalidInput):
+        raise NotFound(f"{rec.path} is gone: the editor removed or moved it") from None
+    app.catch_up()
+    app.wrote([rec.path])
+    diff = list(
+        difflib.ndiff(before.decode("utf-8", "replace").splitlines(), after.decode("utf-8", "replace").splitlines())
+    )
+    after_fields = _fields(parsed)
+    keys = [k for k in {**before_fields, **after_fields} if before_fields.get(k) != after_fields.get(k)]
+    now = app.db.get(rec.path)
+    version = None
+    if isinstance(parsed, ParsedNote) and now is not None:
+        version = version_of(app, now, parsed, store.read_file(app.root, rec.path)[1].sha256)
+    return EditResult(
+        id=(now.id if now is not None else rec.id), path=rec.path, created=created, changed=after != before,
+        version=version, lines_added=sum(1 for d in diff if d.startswith("+ ")),
+        lines_removed=sum(1 for d in diff if d.startswith("- ")), fields_changed=keys,
+        problems=note_problems(app, rec.path, parsed),
+    )  # fmt: skip
+
+
+# --- diary ------------------------------------------------------------------------------------
+
+
+def local_now() -> datetime:
+    """Now on the person's clock: a diary day is a local day, as in Obsidian."""
+    return datetime.fromtimestamp(clock.epoch()).astimezone()
+
+
+def diary_day(value: str | None, now: datetime) -> date:
+    """`--date`: an ISO date, or relative (`yesterday`, `2d`); default today."""
+    if value is None:
+        return now.date()
+    text = value.strip()
+    if len(text) == 10 and text[4] == "-" and text[7] == "-":
+        try:
+            return date.fromisoformat(text)
+        except ValueError:
+            pass
+    moment = parse_when(value, "date", now)
+    assert moment is not None
+    return moment.astimezone(now.tzinfo).date()
+
+
+def diary_path(ghost: str, day: date) -> str:
+    """Obsidian's daily-note name (`YYYY-MM-DD.md`) in the ghost's diary folder."""
+    return f"diary/{ghost}/{day.isoformat()}.md"
+
+
+def diary_entry(app: App, day_text: str | None, append: str | None = None, editor: Editor | None = None) -> EditResult:
+    """Open (creating it first if needed) the ghost's diary entry for a day. With `append`,
+    add `- HH:MM text` to it without an editor; else run `editor` on it."""
+    ghost = require_ghost(app, "the diary")
+    now = local_now()
+    day = diary_day(day_text, now)
+    if append is not None and not append.strip():
+        raise InvalidInput("--append needs some text")
+    if append is None and editor is None:
+        raise InvalidInput("nothing to do: give --append TEXT, or an editor")
+    app.catch_up()
+    path = diary_path(ghost, day)
+    rec = app.db.get(path)
+    created = rec is None or not rec.is_note
+    if created:
+        create_note(app, NewNote(title=day.isoformat(), type="episode", scope="diary"), caught_up=True)
+    if append is None:
+        assert editor is not None
+        return open_in_editor(app, path, editor, created=created)
+    line = f"- {now.strftime('%H:%M')} {' '.join(append.split())}"
+
+    def add_line(note: ParsedNote) -> tuple[dict[str, object], str]:
+        base = note.body.rstrip("\n")
+        return {}, (f"{base}\n{line}\n" if base else f"{line}\n")
+
+    written, _ = mutate(app, path, add_line)
+    return EditResult(written.id, written.path, created, True, written.version, lines_added=1)
+
+
+def find_writable(app: App, ref: str) -> str:
+    """The path of the note `ref` names, among the notes the ghost may write."""
+    app.catch_up()
+    return find_note(app.db, ref, app.can_write).path
