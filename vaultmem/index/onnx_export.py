@@ -13,6 +13,13 @@ else `~/.cache/vaultmem`). An export is kept only if it reproduces the model's o
 the document vectors it is compared with and the index fingerprint does not change. When
 anything is missing (the `onnx` package for the export, onnxruntime, a writable cache) the
 caller keeps using sentence-transformers.
+
+`[embedding] precision = "int8"` runs an int8 copy of the export instead: onnxruntime's
+dynamic quantization (weights int8, activations quantized per run) of the float export, made
+locally once and cached beside it. It embeds ~2x faster on CPUs with VNNI at a small cost in
+accuracy (kept only if its vectors stay within MIN_COSINE of the float ones on PROBES); its
+vectors differ from the float model's, so the index fingerprint says which precision made
+them (embedder.fingerprint).
 """
 
 from __future__ import annotations
@@ -39,6 +46,9 @@ PROBES = (
     "a long passage " * 200,  # longer than max_seq_length: truncation must agree
 )
 MAX_DIFF = 1e-4
+QUANT_VERSION = "1"  # bump when the quantization recipe changes
+MIN_COSINE = 0.98  # an int8 model's vectors against the float export's, on PROBES
+BATCH = 16  # texts per session run (see ExportedModel.embed)
 
 
 def cache_dir() -> Path:
@@ -71,16 +81,25 @@ def onnx_path(model_dir: Path) -> Path:
     return cache_dir() / "onnx" / f"{model_dir.name}-{digest}.onnx"
 
 
+def quantized_path(model_dir: Path) -> Path:
+    """Where the int8 copy of the export of `model_dir` lives: beside the export, named after it."""
+    base = onnx_path(model_dir)
+    return base.with_name(f"{base.stem}-int8q{QUANT_VERSION}.onnx")
+
+
 class ExportedModel:
     """Tokenizer (the model's own tokenizer.json) + ONNX BERT + mean pooling + L2 norm: what
     the sentence-transformers pipeline of all-MiniLM-L6-v2 computes."""
 
     THREADS = min(4, os.cpu_count() or 1)
+    BATCH = BATCH
 
-    def __init__(self, model_file: Path, model_dir: Path) -> None:
+    def __init__(self, model_file: Path, model_dir: Path, precision: str = "float32") -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
+        self.file = model_file
+        self.precision = precision
         self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self._tokenizer.enable_truncation(max_seq_length(model_dir))
         self._tokenizer.no_padding()  # tokenizer.json pads to 128; embed() pads per batch
@@ -92,14 +111,40 @@ class ExportedModel:
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.log_severity_level = 3
         self._session = ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
+        # text -> (ids, type ids) of the texts last counted (token_counts), for the embed()
+        # calls that follow: each text is tokenized once (~3% of an int8 embedding's time).
+        self._encoded: dict[str, tuple[list[int], list[int]]] = {}
 
-    def embed(self, texts: Sequence[str], batch: int = 16) -> list[list[float]]:
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        """How many tokens (after truncation) the model reads of each text. The indexer sorts
+        a group of chunks by these counts, then embeds the group in slices; the encodings
+        are kept until the next call for those embed() calls."""
+        encodings = self._tokenizer.encode_batch(list(texts))
+        self._encoded = {t: (e.ids, e.type_ids) for t, e in zip(texts, encodings, strict=True)}
+        return [len(e.ids) for e in encodings]
+
+    def _encode(self, texts: Sequence[str]) -> list[tuple[list[int], list[int]]]:
+        """(ids, type ids) of `texts`: those token_counts kept (taken out, so nothing stays
+        held once a group is embedded), the others tokenized now."""
+        known = self._encoded
+        local: dict[str, tuple[list[int], list[int]]] = {}
+        for t in dict.fromkeys(texts):
+            kept = known.pop(t, None)
+            if kept is not None:
+                local[t] = kept
+        missing = [t for t in dict.fromkeys(texts) if t not in local]
+        local.update(
+            {t: (e.ids, e.type_ids) for t, e in zip(missing, self._tokenizer.encode_batch(missing), strict=True)}
+        )
+        return [local[t] for t in texts]
+
+    def embed(self, texts: Sequence[str], batch: int = BATCH) -> list[list[float]]:
         """Unit vectors of `texts`, run `batch` at a time in order of length (as
         sentence-transformers does), so a batch pads its texts to a similar length: at
         batches of 32 in the given order, padding cost ~30% of the throughput."""
         import numpy as np
 
-        encodings = [(e.ids, e.type_ids) for e in self._tokenizer.encode_batch(list(texts))]
+        encodings = self._encode(texts)
         order = sorted(range(len(encodings)), key=lambda i: -len(encodings[i][0]))
         out: list[list[float]] = [[] for _ in encodings]
         for start in range(0, len(order), batch):
@@ -167,6 +212,80 @@ def agrees(exported: ExportedModel, reference: Callable[[list[str]], Any]) -> fl
     ours = np.array(exported.embed(list(PROBES)), dtype=np.float32)
     theirs = np.array(reference(list(PROBES)), dtype=np.float32)
     return float(np.abs(ours - theirs).max())
+
+
+def quantize(source: Path, target: Path) -> None:
+    """Write an int8 copy of the ONNX model `source` to `target`, atomically: onnxruntime's
+    dynamic quantization (int8 weights of every MatMul with per-channel scales, activations
+    quantized at run time), done locally from the float export; nothing is downloaded."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".quantize-", suffix=".onnx", dir=target.parent)
+    os.close(fd)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            # Per-channel weight scales: per-tensor ones gave vectors as far as cosine 0.69
+            # from the float model's on a long probe; per channel, >= 0.99 on every probe.
+            # MatMul only: the word-embedding table (a Gather) stays float, as quantizing
+            # it costs accuracy and saves no time.
+            quantize_dynamic(
+                str(source), tmp, weight_type=QuantType.QInt8, per_channel=True, op_types_to_quantize=["MatMul"]
+            )
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def cosine_agreement(model: ExportedModel, reference: ExportedModel) -> float:
+    """The smallest cosine between the two models' (unit) vectors of PROBES."""
+    import numpy as np
+
+    ours = np.array(model.embed(list(PROBES)), dtype=np.float32)
+    theirs = np.array(reference.embed(list(PROBES)), dtype=np.float32)
+    return float((ours * theirs).sum(axis=1).min())
+
+
+def open_quantized(model_dir: Path, load_model: Callable[[], Any]) -> ExportedModel | None:
+    """The int8 copy of the export of `model_dir`, quantizing the export first (and exporting
+    the model first if need be) when there is none yet; None when that cannot be done."""
+    target = quantized_path(model_dir)
+    if target.exists():
+        try:
+            return ExportedModel(target, model_dir, "int8")
+        except Exception as exc:
+            log.warning("cached int8 model %s unreadable (%s); quantizing again", target, exc)
+            target.unlink(missing_ok=True)
+    reference = open_exported(model_dir, load_model)
+    if reference is None:
+        return None
+    log.info("quantizing the embedding model %s to int8 (once per machine)…", model_dir.name, extra={"notice": True})
+    started = time.perf_counter()
+    try:
+        quantize(reference.file, target)
+        model = ExportedModel(target, model_dir, "int8")
+        agreement = cosine_agreement(model, reference)
+        if agreement < MIN_COSINE:
+            log.warning(
+                "int8 model of %s agrees with the float model to %.3f only; not used", model_dir.name, agreement
+            )
+            target.unlink(missing_ok=True)
+            return None
+        log.info(
+            "quantized %s to %s (min cosine %.4f) in %.1f s",
+            model_dir.name,
+            target,
+            agreement,
+            time.perf_counter() - started,
+        )
+        return model
+    except ImportError as exc:
+        log.warning("no int8 model (%s)", exc)
+    except Exception as exc:  # onnxruntime.quantization and onnx raise their own types
+        log.warning("no int8 model (%s: %s)", type(exc).__name__, exc)
+    return None
 
 
 def open_exported(model_dir: Path, load_model: Callable[[], Any]) -> ExportedModel | None:

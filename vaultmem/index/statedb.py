@@ -405,6 +405,12 @@ class StateDB:
         """The notes of one scope, oldest first (then by path)."""
         return self._select("status='note' AND scope=? ORDER BY created, path", (scope,))
 
+    def note_locations(self) -> dict[str, tuple[str | None, str | None, str | None, bool]]:
+        """path -> (scope, owner, project, placed) of every note: who may see each, without
+        decoding any row (what resolving links for one reader needs of all of them)."""
+        rows = self.conn.execute("SELECT path, scope, owner, project, placed FROM files WHERE status='note'")
+        return {path: (scope, owner, project, bool(placed)) for path, scope, owner, project, placed in rows}
+
     def note_ids(self) -> set[str]:
         return {row[0] for row in self.conn.execute("SELECT id FROM files WHERE status='note'")}
 
@@ -425,8 +431,15 @@ class StateDB:
                 out[rec.path] = cache[rec.path] = rec
         return out
 
-    def problem_rows(self) -> list[NoteRecord]:
-        return self._select("status != 'deleted' AND problems != '[]'")
+    def error_problems(self) -> list[tuple[str, list[dict[str, str]]]]:
+        """(path, problems) of the live rows with an error among their problems. Warnings
+        are common (a vault of notes without ids has one on every row): SQL keeps only rows
+        whose JSON names the error severity, so a reconcile never decodes the rest."""
+        rows = self.conn.execute(
+            "SELECT path, problems FROM files WHERE status != 'deleted' AND problems != '[]' "
+            "AND problems LIKE '%\"error\"%' ORDER BY path"
+        )
+        return [(path, json.loads(raw)) for path, raw in rows]
 
     def count_by_scope(self) -> dict[str, int]:
         cur = self.conn.execute("SELECT scope, COUNT(*) FROM files WHERE status='note' GROUP BY scope")

@@ -25,6 +25,7 @@ from vaultmem.index.healing import Damaged, sqlite_problem
 from vaultmem.paths import CHROMA_DIR, CHROMA_STORE
 
 COLLECTION_PREFIX = "vaultmem"
+TEXT_KEY = "text_key"  # chunk metadata: text_key() of the text its vector embeds
 
 
 class VectorStoreError(VaultmemError):
@@ -74,8 +75,17 @@ def note_metadata(doc: IndexDoc) -> dict[str, Any]:
     return meta
 
 
-def chunk_metadata(doc: IndexDoc, chunk: Chunk) -> dict[str, Any]:
-    return {**note_metadata(doc), "chunk": chunk.index, "heading": chunk.heading[:200]}
+def text_key(text: str) -> str:
+    """The key of a chunk's embedded text: a chunk whose text has this key has this vector
+    (in one collection, i.e. one fingerprint), whichever note or edit it comes from."""
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+
+
+def chunk_metadata(doc: IndexDoc, chunk: Chunk, key: str = "") -> dict[str, Any]:
+    meta = {**note_metadata(doc), "chunk": chunk.index, "heading": chunk.heading[:200]}
+    if key:
+        meta[TEXT_KEY] = key
+    return meta
 
 
 # short note key -> that note's `note_metadata`, for the keys it knows (see VectorIndex.search)
@@ -195,27 +205,52 @@ class VectorIndex:
             batch = wanted[start : start + 200]
             self.collection.delete(where={"path": {"$in": batch}} if len(batch) > 1 else {"path": batch[0]})
 
-    def add(self, items: Sequence[tuple[IndexDoc, Chunk, list[float]]]) -> None:
+    def add(self, items: Sequence[tuple[IndexDoc, Chunk, list[float]]], keys: Sequence[str] | None = None) -> None:
+        """Store chunks with their vectors; `keys` (text_key of each chunk's embedded text,
+        in the same order) lets a later edit of the note keep the vectors of unchanged chunks."""
         self._count = None
+        if keys is not None and len(keys) != len(items):
+            raise ValueError("one key per chunk")
         for start in range(0, len(items), 1000):
             batch = items[start : start + 1000]
+            batch_keys = keys[start : start + 1000] if keys is not None else [""] * len(batch)
             self.collection.upsert(
                 ids=[f"{owner_key(doc.path)}-{chunk.index}" for doc, chunk, _ in batch],
                 embeddings=[vec for _, _, vec in batch],
-                metadatas=[chunk_metadata(doc, chunk) for doc, chunk, _ in batch],
+                metadatas=[
+                    chunk_metadata(doc, chunk, key) for (doc, chunk, _), key in zip(batch, batch_keys, strict=True)
+                ],
             )
 
-    def chunks_of(self, path: str) -> list[tuple[int, str, list[float]]]:
-        """(chunk index, heading, vector) of every chunk stored for `path`."""
+    def chunks_of(self, path: str) -> list[tuple[int, str, list[float], str]]:
+        """(chunk index, heading, vector, text key or "") of every chunk stored for `path`."""
         got = self.collection.get(where={"path": path}, include=["embeddings", "metadatas"])
         metas = got.get("metadatas") or []
         vectors = got.get("embeddings")
         if vectors is None or len(metas) != len(vectors):
             return []
         return [
-            (int(m.get("chunk", 0)), str(m.get("heading") or ""), [float(x) for x in v])
+            (int(m.get("chunk", 0)), str(m.get("heading") or ""), [float(x) for x in v], str(m.get(TEXT_KEY) or ""))
             for m, v in zip(metas, vectors, strict=True)
         ]
+
+    def vectors_by_key(self, paths: Sequence[str]) -> dict[str, list[float]]:
+        """text key -> vector of the stored chunks of `paths` that have a key (chunks stored
+        before keys existed have none: they are embedded again)."""
+        out: dict[str, list[float]] = {}
+        for start in range(0, len(paths), 200):
+            batch = list(paths[start : start + 200])
+            where = {"path": {"$in": batch}} if len(batch) > 1 else {"path": batch[0]}
+            got = self.collection.get(where=where, include=["embeddings", "metadatas"])
+            metas = got.get("metadatas") or []
+            vectors = got.get("embeddings")
+            if vectors is None or len(metas) != len(vectors):
+                continue
+            for meta, vec in zip(metas, vectors, strict=True):
+                key = meta.get(TEXT_KEY) if meta else None
+                if key:
+                    out[str(key)] = [float(x) for x in vec]
+        return out
 
     def count(self) -> int:
         # Cached between this object's own writes: while a process holds the indexes it is

@@ -97,7 +97,9 @@ class Indexes:
         if self._choice is None:
             from vaultmem.index.embedder import choose
 
-            self._choice = choose(self.config.embedding_backend, self.config.embedding_model)
+            self._choice = choose(
+                self.config.embedding_backend, self.config.embedding_model, self.config.embedding_precision
+            )
         return self._choice
 
     def embedder(self) -> Embedder | None:
@@ -161,7 +163,7 @@ class Indexes:
             if embedder is None:
                 return None
             dims = embedder.dims
-        fp = fingerprint(choice.backend, choice.model, dims, CHUNKER_VERSION)
+        fp = fingerprint(choice.backend, choice.model, dims, CHUNKER_VERSION, choice.precision)
         # A store that lost its file, or whose file is no longer whole, holds nothing the
         # markers say: re-embed (the reconcile's open sets the damaged store aside).
         present = self.config.chroma_mode != "embedded" or (

@@ -7,7 +7,7 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING
 
-from vaultmem.services.lookup import location_of
+from vaultmem.vault.layout import Location
 
 if TYPE_CHECKING:
     from vaultmem.index.graph import ReaderLinks
@@ -29,22 +29,20 @@ def reader_links(app: App) -> ReaderLinks:
     if held is not None and held[0] == generation:
         return held[1]
     edges = db.all_edges()
-    records = db.by_paths({e.src for e in edges} | {e.dst for e in edges if e.dst})
+    # Only where each note lives matters here: no row is decoded (a 50k-note vault holds
+    # as many rows as a `get` would otherwise decode).
+    places = db.note_locations()
     seen: dict[str, bool] = {}
 
     def visible(path: str) -> bool:
         known = seen.get(path)
         if known is None:
-            rec = records.get(path)
-            known = seen[path] = rec is not None and rec.status == "note" and app.can_read(location_of(rec))
+            place = places.get(path)
+            known = seen[path] = place is not None and app.can_read(Location(place[0] or "shared", *place[1:]))
         return known
 
     def resolver() -> Resolver:
-        names = db.names()
-        shown = db.by_paths(p for p, *_ in names)
-        return Resolver(
-            NameEntry(*n) for n in names if (rec := shown.get(n[0])) is not None and app.can_read(location_of(rec))
-        )
+        return Resolver(NameEntry(*n) for n in db.names() if visible(n[0]))
 
     links = compute(edges, visible, resolver)
     views[app.ghost] = (generation, links)

@@ -150,7 +150,9 @@ def _dense_ranking(
 ) -> tuple[list[str], dict[str, int], dict[str, float]]:
     import numpy as np
 
-    fp = fingerprint(embedder.backend, embedder.model, embedder.dims, CHUNKER_VERSION)
+    fp = fingerprint(
+        embedder.backend, embedder.model, embedder.dims, CHUNKER_VERSION, getattr(embedder, "precision", "float32")
+    )
     items = [
         (f, c, f"{f.title} > {c.heading}\n{c.text}" if c.heading else f"{f.title}\n{c.text}")
         for f in files
