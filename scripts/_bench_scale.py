@@ -475,24 +475,9 @@ def sections(scale: Scale, rows: list[Row], memory: list[Row]) -> list[tuple[tup
 
 
 def render(scale: Scale, rows: list[Row], memory: list[Row], part: str) -> str:
-    from bench import area_rank
+    from bench import area_rank, area_tables
 
     lines = [MARKERS[part][0], TITLES[part], "", *scale.header(part)]
-    areas = sorted(dict.fromkeys(r.area for r in rows), key=lambda a: area_rank(a.removeprefix("Scale: ")))
-    for area in [*areas, "Peak memory"]:
-        group = [r for r in rows if r.area == area] if area != "Peak memory" else memory
-        if not group:
-            continue
-        lines += [
-            f"### {area}",
-            "",
-            "| measurement | figure | target | peer (same run) | notes |",
-            "|---|---|---|---|---|",
-        ]
-        for r in group:
-            mark = {True: " ✅", False: " ❌", None: ""}[r.ok]
-            cells = [r.name, r.figure, (r.target or "—") + mark, r.peer or "—", r.notes or ""]
-            lines.append("| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |")
-        lines.append("")
+    lines += area_tables(rows, memory, lambda a: area_rank(a.removeprefix("Scale: ")))
     lines.append(MARKERS[part][1])
     return "\n".join(lines) + "\n"

@@ -30,7 +30,7 @@ import subprocess
 import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -1250,22 +1250,7 @@ class Bench:
     def render(self) -> str:
         lines = [START, "## Performance (`make bench`)", "", *self.header()]
         # Areas in a fixed reading order (SPEC §7's list), then any others as they came.
-        areas = sorted(dict.fromkeys(r.area for r in self.rows), key=area_rank)
-        for area in [*areas, "Peak memory"]:
-            rows = [r for r in self.rows if r.area == area] if area != "Peak memory" else self.memory
-            if not rows:
-                continue
-            lines += [
-                f"### {area}",
-                "",
-                "| measurement | figure | target | peer (same run) | notes |",
-                "|---|---|---|---|---|",
-            ]
-            for r in rows:
-                mark = {True: " ✅", False: " ❌", None: ""}[r.ok]
-                cells = [r.name, r.figure, (r.target or "—") + mark, r.peer or "—", r.notes or ""]
-                lines.append("| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |")
-            lines.append("")
+        lines += area_tables(self.rows, self.memory, area_rank)
         lines.append(END)
         return "\n".join(lines) + "\n"
 
@@ -1308,6 +1293,28 @@ AREA_ORDER = (
 def at_target_size(v: VaultInfo, ok: bool) -> bool | None:
     """SPEC §7 states these targets for 10k notes; smaller vaults get no pass/fail mark."""
     return ok if v.notes >= 10_000 else None
+
+
+def area_tables(rows: Sequence[Any], memory: Sequence[Any], rank: Callable[[str], Any]) -> list[str]:
+    """The rows as one markdown table per area, areas in `rank` order, peak memory last."""
+    lines: list[str] = []
+    areas = sorted(dict.fromkeys(r.area for r in rows), key=rank)
+    for area in [*areas, "Peak memory"]:
+        group = [r for r in rows if r.area == area] if area != "Peak memory" else list(memory)
+        if not group:
+            continue
+        lines += [
+            f"### {area}",
+            "",
+            "| measurement | figure | target | peer (same run) | notes |",
+            "|---|---|---|---|---|",
+        ]
+        for r in group:
+            mark = {True: " ✅", False: " ❌", None: ""}[r.ok]
+            cells = [r.name, r.figure, (r.target or "—") + mark, r.peer or "—", r.notes or ""]
+            lines.append("| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |")
+        lines.append("")
+    return lines
 
 
 def area_rank(area: str) -> int:

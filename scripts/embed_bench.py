@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 import time
@@ -44,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT))
 
 from _corpora import load_cranfield, load_vault_notes  # noqa: E402
+from eval import set_precision  # noqa: E402
 
 
 def _log(message: str) -> None:
@@ -65,20 +65,6 @@ def corpus_files(corpora: Path, corpus: str, notes: int) -> dict[str, str]:
         front = f"title: {json.dumps(doc.title)}\n" if doc.title else ""
         out[f"shared/cran-{int(doc.id):04d}.md"] = f"---\n{front}---\n{doc.text.strip()}\n"
     return out
-
-
-def set_precision(vault: Path, precision: str) -> None:
-    """Write `precision` into the [embedding] table of the vault's vaultmem.toml."""
-    path = vault / "vaultmem.toml"
-    text = path.read_text(encoding="utf-8")
-    line = f'precision = "{precision}"'
-    if re.search(r"(?m)^precision\s*=.*$", text):
-        text = re.sub(r"(?m)^precision\s*=.*$", line, text)
-    elif re.search(r"(?m)^\[embedding\]\s*$", text):
-        text = re.sub(r"(?m)^\[embedding\]\s*$", f"[embedding]\n{line}", text, count=1)
-    else:
-        text = text.rstrip("\n") + f"\n\n[embedding]\n{line}\n"
-    path.write_text(text, encoding="utf-8")
 
 
 def build_vault(vault: Path, files: Mapping[str, str]) -> None:
