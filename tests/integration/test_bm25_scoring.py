@@ -196,6 +196,41 @@ def test_search_sees_new_segments_and_deletions(tmp_path: Path) -> None:
     assert {h.path for h in again} == {p for p, _ in _whoosh_ranking(ft, "heat transfer zeppelin", f, 50)}
 
 
+def _whole_index_paths(ft: FullTextIndex, f: Filters) -> set[str]:
+    """What Whoosh itself matches for `f` over the whole index, deleted documents left out."""
+    from vaultmem.index.filter_rules import whoosh_query
+
+    searcher = ft._current_searcher()
+    reader = searcher.reader()
+    docs = searcher.docs_for_query(whoosh_query(f))
+    return {searcher.stored_fields(d)["path"] for d in docs if not reader.is_deleted(d)}
+
+
+def test_filter_masks_kept_per_segment_follow_edits_and_the_clock(tmp_path: Path) -> None:
+    """Filter masks are kept per segment across commits (fulltext._segment_mask): after
+    every commit, with deletions in old segments and notes expiring as minutes pass, the
+    mask still allows exactly what Whoosh matches over the whole index."""
+    rng = random.Random(5)
+    ft = FullTextIndex(tmp_path / "whoosh")
+    docs = [_doc(i, rng) for i in range(40)]
+    docs[4] = replace(docs[4], expires=NOW + 90)  # expires in the second minute
+    docs[7] = replace(docs[7], expires=NOW - 10)  # already expired
+    ft.apply(docs, [], fresh=True)
+    filters = [*FILTERS, replace(FILTERS[0], include_expired=True)]
+    for step in range(6):
+        for clock in (NOW, NOW + 61, NOW + 150):
+            for f in filters:
+                g = replace(f, now=clock)
+                mask = ft._filter_docs(ft._current_searcher(), g)
+                searcher = ft._current_searcher()
+                got = {searcher.stored_fields(int(d))["path"] for d in np.flatnonzero(mask)}
+                assert got == _whole_index_paths(ft, replace(g, now=clock - clock % 60)), (step, clock, f)
+        # an edit (new segment, a deletion in an old one) and a deletion
+        edited = replace(_doc(step * 5, rng, version=step + 1), expires=NOW + 30 if step % 2 else 10**12)
+        ft.apply([edited], [f"notes/{step * 5 + 2:03d}.md"])
+    ft.close()
+
+
 BM25_TABLE = [
     # idf, tf, fl, avgfl: the BM25 of Whoosh's scoring.bm25
     (1.0, 1.0, 10.0, 10.0),

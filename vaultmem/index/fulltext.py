@@ -154,6 +154,7 @@ class FullTextIndex:
         self.directory = directory
         self._searcher: Any = None
         self._filters: dict[Filters, Any] = {}  # filter → numpy mask over docnums
+        self._segment_masks: dict[tuple[str, Filters], Any] = {}  # (segment, timeless filter) → its mask
         self._segments: Any = None  # bm25.SegmentCache, made on first search
         marker = directory / WHOOSH_SCHEMA
         ix = _open_existing(directory, clear_old=True)
@@ -222,6 +223,7 @@ class FullTextIndex:
             self._searcher.close()
             self._searcher = None
         self._filters.clear()
+        self._segment_masks.clear()
         self.ix.close()
         shutil.rmtree(self.directory, ignore_errors=True)
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -256,6 +258,8 @@ class FullTextIndex:
         process (the watcher) keeps both until a commit makes them stale."""
         from whoosh import scoring
 
+        from vaultmem.index.bm25 import SegmentCache
+
         if self._searcher is None:
             self._searcher = self.ix.searcher(weighting=scoring.BM25F(B=BM25_B, K1=BM25_K1))
         elif not self._searcher.up_to_date():
@@ -267,6 +271,8 @@ class FullTextIndex:
             self._filters.clear()
             if self._segments is not None:
                 self._segments.keep_only(self._searcher)
+            live = {SegmentCache.segment_key(sub.reader()) for sub, _ in self._searcher.leaf_searchers()}
+            self._segment_masks = {k: v for k, v in self._segment_masks.items() if k[0] in live}
         return self._searcher
 
     def _filter_docs(self, searcher: Any, f: Filters) -> Any:
@@ -280,10 +286,41 @@ class FullTextIndex:
         if mask is None:
             if len(self._filters) > 64:
                 self._filters.clear()
-            docs = searcher.docs_for_query(whoosh_query(key))
-            mask = np.zeros(searcher.doc_count_all(), dtype=bool)
-            mask[np.fromiter(docs, dtype=np.int64)] = True
+            parts = [self._segment_mask(sub, key) for sub, _ in searcher.leaf_searchers()]
+            mask = np.concatenate(parts) if parts else np.zeros(0, dtype=bool)
             self._filters[key] = mask
+        return mask
+
+    def _segment_mask(self, sub: Any, f: Filters) -> Any:
+        """One segment's part of a filter mask. A segment never changes once written, so
+        what the filter's timeless rules match in it is kept for as long as it exists;
+        its deletions and the notes expired by now are taken out on every new searcher:
+        after an edit only the new small segment is matched again (whole-index masks took
+        ~0.6 s each at 50k notes after every edit)."""
+        import numpy as np
+        from whoosh import query as q
+
+        from vaultmem.index.bm25 import SegmentCache
+
+        reader = sub.reader()
+        timeless = replace(f, now=0, include_expired=True)
+        key = (SegmentCache.segment_key(reader), timeless)
+        raw = self._segment_masks.get(key)
+        if raw is None:
+            if len(self._segment_masks) > 256:
+                self._segment_masks.clear()
+            raw = _docs_mask(sub.docs_for_query(whoosh_query(timeless)), reader.doc_count_all())
+            self._segment_masks[key] = raw
+        mask = raw.copy()
+        if reader.has_deletions():
+            deleted = getattr(reader, "deleted_docs_set", None)  # whoosh3's SegmentReader
+            if deleted is None:
+                deleted = [i for i in range(len(mask)) if reader.is_deleted(i)]
+            mask[np.fromiter(deleted, dtype=np.int64)] = False
+        if not f.include_expired:
+            # expires <= now: few notes, so matching them is cheap (FAR_FUTURE when none)
+            expired = sub.docs_for_query(q.NumericRange("expires", None, f.now))
+            mask[np.fromiter(expired, dtype=np.int64)] = False
         return mask
 
     def _visible_docs(self, searcher: Any, f: Filters) -> Any:
@@ -352,3 +389,11 @@ class FullTextIndex:
             self._searcher.close()
             self._searcher = None
         self.ix.close()
+
+
+def _docs_mask(docs: Iterable[int], n: int) -> Any:
+    import numpy as np
+
+    mask = np.zeros(n, dtype=bool)
+    mask[np.fromiter(docs, dtype=np.int64)] = True
+    return mask

@@ -26,6 +26,7 @@ from vaultmem.search.fusion import (
     CALIBRATED_MIN_NOTES,
     FULL_COVERAGE,
     VECTOR_ONLY,
+    Calibration,
     Fused,
     Scored,
     apply_trust,
@@ -109,6 +110,9 @@ class Background(Generic[T]):
         except BaseException as exc:  # handed to the caller of result()
             self._error = exc
 
+    def done(self) -> bool:
+        return not self._thread.is_alive()
+
     def result(self) -> T:
         self._thread.join()
         if self._error is not None:
@@ -182,6 +186,8 @@ class _Search:
         # is a plain threshold on the score.
         self.default_cut = opts.min_score is None and self.min_score > 0
         self.records: dict[str, NoteRecord] = {}  # every candidate's row
+        self.coverages: dict[str, float] = {}  # passage coverage, by path, computed once
+        self._query_weights: dict[str, float] | None = None
         self.ranked: list[str] = []  # the results' paths in rank order
         self._returned: dict[int, frozenset[str]] = {}
 
@@ -224,21 +230,40 @@ class _Search:
             return rrf(self.rankings, weights, self.opts.rrf_k)
         lexical = {p: float(h.score) for p, h in self.lexical.items()}
         dense = {p: h.distance for p, h in self.dense.items()}
-        # Which formula: the retrievers asked for, not which happened to return something.
-        calibration = calibration_for(self.opts.mode != "vector", self.opts.mode != "bm25")
         coverage = None
-        if calibration.p and self.parts.fulltext is not None and self.analyzer is not None:
-            query_weights = self.parts.fulltext.term_weights(self.query, self.filters)
-            analyzer = self.analyzer
+        if self._uses_coverage():
 
             def coverage(path: str) -> float:
                 rec = self.records.get(path)
-                body = self.body_of(rec) if rec is not None and self._shown(rec) else None
-                return passage_coverage(body, query_weights, analyzer) if body else 0.0
+                return self.coverage_of(rec) if rec is not None else 0.0
 
         # Enough exact scores for the results and the near-duplicates they may collapse.
         exact = max(3 * self.opts.limit, 30)
-        return relevance_fusion(lexical, dense, calibration, weights, coverage, exact)
+        return relevance_fusion(lexical, dense, self._calibration(), weights, coverage, exact)
+
+    def _calibration(self) -> Calibration:
+        # Which formula: the retrievers asked for, not which happened to return something.
+        return calibration_for(self.opts.mode != "vector", self.opts.mode != "bm25")
+
+    def _uses_coverage(self) -> bool:
+        return bool(
+            self.opts.fusion == "relevance"
+            and self._calibration().p
+            and self.parts.fulltext is not None
+            and self.analyzer is not None
+        )
+
+    def coverage_of(self, rec: NoteRecord) -> float:
+        """The passage coverage of a candidate the caller may see (0 for any other)."""
+        found = self.coverages.get(rec.path)
+        if found is None:
+            if self._query_weights is None and self.parts.fulltext is not None:
+                self._query_weights = self.parts.fulltext.term_weights(self.query, self.filters)
+            body = self.body_of(rec) if self._shown(rec) else None
+            analyzer = self.analyzer
+            found = passage_coverage(body, self._query_weights or {}, analyzer) if body and analyzer else 0.0
+            self.coverages[rec.path] = found
+        return found
 
     def _matches_anyway(self, s: Scored) -> bool:
         """Kept by the default cut whatever the fused score (see __init__)."""
@@ -281,11 +306,22 @@ class _Search:
             # While the dense search runs, do for the best lexical hits what the fusion
             # would do if they make the cut (most do): their rows, bodies, near-duplicate
             # signatures and snippets. Only notes the caller may see.
-            for path, rec in parts.db.by_paths(list(self.lexical)[: opts.limit]).items():
-                body = self.body_of(rec) if self._shown(rec) else None
+            ahead = parts.db.by_paths(list(self.lexical)[: 3 * opts.limit])
+            for path in list(self.lexical)[: opts.limit]:
+                rec = ahead.get(path)
+                body = self.body_of(rec) if rec is not None and self._shown(rec) else None
                 if body is not None:
                     self.twins.prepare(path, body)
                     self.lexical_snippets[path] = best_passage(body, self.terms, self.analyzer)
+            # Then, for as long as the dense side still runs, the passage coverage the
+            # fusion computes first: that of the best lexical hits (the same values, earlier).
+            if self._uses_coverage():
+                for path in list(self.lexical)[: 3 * opts.limit]:
+                    rec = ahead.get(path)
+                    if nearest.done():
+                        break
+                    if rec is not None:
+                        self.coverage_of(rec)
         if nearest is not None and parts.dense is not None:
             dhits = parts.dense.vectors.pick(nearest.result(), self.filters, self.depth, parts.dense.notes)
             self.dense = {h.path: h for h in dhits}

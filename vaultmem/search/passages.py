@@ -34,12 +34,18 @@ def coverage(text: str, weights: Mapping[str, float], term_map: TermMap) -> floa
     total = sum(weights.values())
     if total <= 0:
         return 0.0
+    low = text.lower()
+    # The note's distinct words are analyzed once, and only passages holding one of the
+    # words that mean a query term are split into words again: most passages of a note
+    # hold none (a third of a hybrid search's time at 10k notes went to analyzing them all).
+    hits = {w: t for w, t in term_map(set(words(low))).items() if t in weights}
+    if not hits:
+        return 0.0
     best = 0.0
-    for passage in passages(text.lower()):
-        tokens = words(passage)
-        if not tokens:
+    for passage in passages(low):
+        if not any(w in passage for w in hits):
             continue
-        held = set(term_map(tokens).values())
+        held = {hits[w] for w in words(passage) if w in hits}
         share = sum(w for term, w in weights.items() if term in held) / total
         if share > best:
             best = share
