@@ -3,8 +3,10 @@ the hybrid engine (search/hybrid.py) over this vault's parts."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from vaultmem import clock
 from vaultmem.errors import InvalidInput
@@ -22,6 +24,9 @@ from vaultmem.vault.frontmatter import split_document
 from vaultmem.vault.layout import reader_tokens
 from vaultmem.vault.note import looks_binary
 from vaultmem.vault.store import read_note_bytes
+
+if TYPE_CHECKING:
+    from vaultmem.index.embedder import Embedder
 
 MAX_LIMIT = 200
 
@@ -150,6 +155,29 @@ def read_body(app: App, rec: NoteRecord) -> str | None:
     return split_document(data.decode("utf-8", errors="replace")).body.replace("\r\n", "\n")
 
 
+# Query vectors by (fingerprint, text): an agent in a loop asks the same question again,
+# and a long-lived process (the watcher, the MCP server) then skips the model (~7 ms).
+_QUERY_VECTORS: OrderedDict[tuple[str, str], list[float]] = OrderedDict()
+QUERY_VECTORS_MAX = 512
+
+
+def query_vector(embedder: Embedder, fingerprint: str) -> Callable[[str], list[float]]:
+    """Embeds a query, or returns the vector this fingerprint's model gave it before."""
+
+    def embed(text: str) -> list[float]:
+        key = (fingerprint, text)
+        found = _QUERY_VECTORS.get(key)
+        if found is None:
+            found = _QUERY_VECTORS[key] = embedder.embed([text])[0]
+            if len(_QUERY_VECTORS) > QUERY_VECTORS_MAX:
+                _QUERY_VECTORS.popitem(last=False)
+        else:
+            _QUERY_VECTORS.move_to_end(key)
+        return found
+
+    return embed
+
+
 def retrievers(app: App, mode: str, warnings: list[str]) -> tuple[Retrievers, str]:
     """The parts for this vault; falls back to BM25 when there are no embeddings."""
     dense = None
@@ -162,8 +190,7 @@ def retrievers(app: App, mode: str, warnings: list[str]) -> tuple[Retrievers, st
         fp = app.db.get_meta("vector_fingerprint")
         embedder = app.indexes.embedder() if choice.enabled else None
         if embedder is not None and fp is not None:
-            embed = embedder.embed
-            dense = Dense(app.indexes.vector_index(fp), lambda text: embed([text])[0], app.indexes.note_lookup())
+            dense = Dense(app.indexes.vector_index(fp), query_vector(embedder, fp), app.indexes.note_lookup())
         elif mode == "vector":
             raise InvalidInput(f"vector search needs embeddings, and this vault has none ({choice.reason})")
         else:
