@@ -234,21 +234,68 @@ def name_of(rec: NoteRecord) -> tuple[object, ...]:
     return (rec.status, rec.id, rec.title, rec.aliases)
 
 
-def rebuild_edges(db: StateDB, only: list[NoteRecord] | None = None, gone: Iterable[str] = ()) -> None:
+def name_entry(rec: NoteRecord) -> NameEntry:
+    """A note's names as db.names() gives them."""
+    return NameEntry(rec.path, rec.id or rec.path, rec.title or "", rec.aliases)
+
+
+# The Resolver of the db's names, kept by this process between reconciles (the watcher's,
+# and a command's own reads): building one reads and indexes every note's names (~0.6 s at
+# 50k notes). It is used only while the db's names token is the one it was made for: every
+# change of names writes a new token in the same transaction, in whichever process.
+_NAMES: tuple[str, Resolver] | None = None
+
+
+def names_resolver(db: StateDB) -> Resolver:
+    """The Resolver of the names in the db now."""
+    global _NAMES
+    token = db.names_token()
+    held = _NAMES
+    if token is not None and held is not None and held[0] == token:
+        return held[1]
+    resolver = Resolver(NameEntry(*row) for row in db.names())
+    if token is not None:
+        _NAMES = (token, resolver)
+    return resolver
+
+
+def renamed(db: StateDB, gone: Iterable[NameEntry] | None = None, came: Iterable[NameEntry] = ()) -> Resolver:
+    """Inside the writer's transaction, after names changed (`gone` replaced by `came`; None:
+    any name may have): a new names token, and the Resolver of the names now. The one held
+    for the names before is updated in place when Resolver.update can do it exactly."""
+    global _NAMES
+    # Forgotten first, so it is never left under the old token half updated; the new token
+    # is the db's only once the transaction commits (after a rollback it matches nothing).
+    held, _NAMES = _NAMES, None
+    before = db.names_token()
+    token = db.new_names_token()
+    resolver = held[1] if held is not None and held[0] == before and before is not None else None
+    if resolver is None or gone is None or not resolver.update(gone, came):
+        resolver = Resolver(NameEntry(*row) for row in db.names())
+    _NAMES = (token, resolver)
+    return resolver
+
+
+def rebuild_edges(
+    db: StateDB, resolver: Resolver, only: list[NoteRecord] | None = None, gone: Iterable[str] = ()
+) -> None:
     """Resolve links into the edges table: every note's, or only the notes in `only` (and
     drop the edges of the paths in `gone`, notes that no longer exist)."""
-    resolver = Resolver(NameEntry(*row) for row in db.names())
     if only is None:
         sources = [LinkSource(r.path, r.links, r.parent) for r in db.notes()]
         db.replace_edges(compute_edges(resolver, sources))
+        db.new_edges_generation(None)
     else:
+        replaced = [r.path for r in only] + list(gone)
         sources = [LinkSource(r.path, r.links, r.parent) for r in only]
-        db.replace_edges(compute_edges(resolver, sources), sources=[r.path for r in only] + list(gone))
-    # Readers holding a graph in memory (the watcher) rebuild it when this changes.
-    db.set_meta("edges_generation", str(int(db.get_meta("edges_generation") or "0") + 1))
+        db.replace_edges(compute_edges(resolver, sources), sources=replaced)
+        # Readers holding a graph in memory (the watcher) redo these notes' links only.
+        db.new_edges_generation(replaced)
 
 
-def update_edges(db: StateDB, changed: list[NoteRecord], names: Iterable[NameEntry], gone: Iterable[str]) -> None:
+def update_edges(
+    db: StateDB, resolver: Resolver, changed: list[NoteRecord], names: Iterable[NameEntry], gone: Iterable[str]
+) -> None:
     """After notes appeared, vanished, moved or changed name: resolve again the links of
     the changed notes and of every note with a link that could mean one of `names` (their
     names before and after), instead of every link in the vault (seconds at 10k notes)."""
@@ -257,7 +304,7 @@ def update_edges(db: StateDB, changed: list[NoteRecord], names: Iterable[NameEnt
     stale -= {r.path for r in changed}
     stale.difference_update(gone)
     others = [r for r in db.by_paths(stale).values() if r.status == "note"]
-    rebuild_edges(db, only=[r for r in changed if r.status == "note"] + others, gone=gone)
+    rebuild_edges(db, resolver, only=[r for r in changed if r.status == "note"] + others, gone=gone)
 
 
 def names_met_by(names: Iterable[NameEntry]) -> Callable[[str], bool]:
@@ -360,19 +407,18 @@ def catch_up(
         db.tombstone(diff.deleted)
         if same_names:
             # No note appeared, vanished, moved or changed its id, title or aliases: no
-            # other note's links can resolve differently.
-            rebuild_edges(db, only=[r for r in records if r.status == "note"])
+            # other note's links can resolve differently, and the names' Resolver holds.
+            resolver = names_resolver(db) if db.names_token() is not None else renamed(db)
+            rebuild_edges(db, resolver, only=[r for r in records if r.status == "note"])
         elif quiet:
-            rebuild_edges(db)  # a new config re-checked every note: resolve everything
+            rebuild_edges(db, renamed(db))  # a new config re-checked every note: resolve everything
         elif records or diff.deleted:
             # The names before the change and after: a link that met one of them may now
             # resolve elsewhere.
-            names = [
-                NameEntry(r.path, r.id or r.path, r.title or "", r.aliases)
-                for r in [*(b for b in before.values() if b.is_note), *(r for r in records if r.is_note)]
-            ]
+            old_names = [name_entry(b) for b in before.values() if b.is_note]
+            new_names = [name_entry(r) for r in records if r.is_note]
             gone = [*diff.deleted, *(r.path for r in records if not r.is_note)]
-            update_edges(db, records, names, gone=gone)
+            update_edges(db, renamed(db, old_names, new_names), records, old_names + new_names, gone=gone)
         db.set_meta("catalog_signature", signature)
         db.commit()
     except BaseException:

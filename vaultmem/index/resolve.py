@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import posixpath
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from vaultmem.index.statedb import Edge
@@ -34,25 +34,93 @@ def _folder(path: str) -> str:
 
 
 class Resolver:
+    """Every name of a set of notes, for `resolve`.
+
+    An id resolves to the first entry holding it, a path to the last (db.names() order); an
+    id or path several entries hold also keeps them all, in order, so that `resolve` with
+    `visible` answers exactly as a Resolver built over only the entries one reader sees
+    (the first, the last, the best of the rest it sees): one Resolver serves every reader.
+    `update` changes entries in place where their order cannot matter."""
+
     def __init__(self, entries: Iterable[NameEntry]) -> None:
         self.by_id: dict[str, str] = {}
         self.by_path: dict[str, str] = {}
+        self.shared_ids: dict[str, list[str]] = {}  # rare: every holder, first to last
+        self.shared_paths: dict[str, list[str]] = {}
         self.by_suffix: dict[str, list[str]] = defaultdict(list)
         self.by_stem: dict[str, list[str]] = defaultdict(list)
         self.by_title: dict[str, list[str]] = defaultdict(list)
         self.by_alias: dict[str, list[str]] = defaultdict(list)
         for e in entries:
-            self.by_id.setdefault(e.id, e.path)
-            self.by_id.setdefault(e.id.lower(), e.path)
+            self._add(e)
+
+    def _add(self, e: NameEntry) -> None:
+        path = e.path
+        for key in {e.id, e.id.lower()}:
+            first = self.by_id.setdefault(key, path)
+            if first != path:
+                self.shared_ids.setdefault(key, [first]).append(path)
+        norm = _norm(path)
+        last = self.by_path.get(norm)
+        self.by_path[norm] = path
+        if last is not None and last != path:
+            self.shared_paths.setdefault(norm, [last]).append(path)
+        for table, key in self._listed(e, norm):
+            table[key].append(path)
+
+    def _listed(self, e: NameEntry, norm: str) -> Iterator[tuple[dict[str, list[str]], str]]:
+        """(table, key) of every name of `e` that resolves among candidates."""
+        parts = norm.split("/")
+        yield self.by_stem, parts[-1]
+        for i in range(1, len(parts) - 1):
+            yield self.by_suffix, "/".join(parts[i:])
+        yield self.by_title, e.title.strip().lower()
+        for alias in e.aliases:
+            yield self.by_alias, alias.strip().lower()
+
+    def update(self, gone: Iterable[NameEntry], came: Iterable[NameEntry]) -> bool:
+        """Drop the entries `gone` and add `came`, leaving what a Resolver built over the
+        entries now would hold. Only where none of their ids and paths is another entry's:
+        which of several wins depends on their order, which only a rebuild knows. False,
+        and nothing changed, otherwise."""
+        gone_set, came_set = set(gone), set(came)
+        gone_list, came_list = list(gone_set - came_set), list(came_set - gone_set)  # an unchanged name stays
+        freed_ids: set[str] = set()
+        freed_paths: set[str] = set()
+        for e in gone_list:
+            ids = {e.id, e.id.lower()}
+            if any(self.by_id.get(k) != e.path or k in self.shared_ids for k in ids):
+                return False
             norm = _norm(e.path)
-            self.by_path[norm] = e.path
-            parts = norm.split("/")
-            self.by_stem[parts[-1]].append(e.path)
-            for i in range(1, len(parts) - 1):
-                self.by_suffix["/".join(parts[i:])].append(e.path)
-            self.by_title[e.title.strip().lower()].append(e.path)
-            for alias in e.aliases:
-                self.by_alias[alias.strip().lower()].append(e.path)
+            if self.by_path.get(norm) != e.path or norm in self.shared_paths:
+                return False
+            freed_ids |= ids
+            freed_paths.add(norm)
+        taken_ids: set[str] = set()
+        taken_paths: set[str] = set()
+        for e in came_list:
+            ids = {e.id, e.id.lower()}
+            if any((k in self.by_id and k not in freed_ids) or k in taken_ids for k in ids):
+                return False
+            norm = _norm(e.path)
+            if (norm in self.by_path and norm not in freed_paths) or norm in taken_paths:
+                return False
+            taken_ids |= ids
+            taken_paths.add(norm)
+        for e in gone_list:
+            for key in {e.id, e.id.lower()}:
+                del self.by_id[key]
+            norm = _norm(e.path)
+            del self.by_path[norm]
+            for table, key in self._listed(e, norm):
+                left = [p for p in table.get(key, ()) if p != e.path]
+                if left:
+                    table[key] = left
+                else:
+                    table.pop(key, None)
+        for e in came_list:
+            self._add(e)
+        return True
 
     @staticmethod
     def _best(candidates: Sequence[str], source: str | None) -> str | None:
@@ -67,32 +135,51 @@ class Resolver:
                 return local[0]
         return min(candidates, key=lambda c: (len(c), c))
 
-    def resolve(self, target: str, source: str | None = None, relative: bool = False) -> str | None:
-        """The path `target` points to from note `source`, or None (dangling)."""
+    def resolve(
+        self,
+        target: str,
+        source: str | None = None,
+        relative: bool = False,
+        visible: Callable[[str], bool] | None = None,
+    ) -> str | None:
+        """The path `target` points to from note `source`, or None (dangling); with
+        `visible`, among the notes it allows only."""
         raw = target.strip()
         if not raw:
             return None
+
+        def held(winners: dict[str, str], shared: dict[str, list[str]], key: str, last: bool) -> str | None:
+            hit = winners.get(key)
+            if hit is None or visible is None or visible(hit):
+                return hit
+            holders = shared.get(key, ())
+            return next((p for p in (reversed(holders) if last else holders) if visible(p)), None)
+
+        def among(table: dict[str, list[str]], key: str) -> Sequence[str]:
+            paths = table.get(key, ())
+            return paths if visible is None or not paths else [p for p in paths if visible(p)]
+
         if relative and source is not None:
             joined = posixpath.normpath(posixpath.join(_folder(source), raw))
             if not joined.startswith(".."):
-                hit = self.by_path.get(_norm(joined))
+                hit = held(self.by_path, self.shared_paths, _norm(joined), last=True)
                 if hit:
                     return hit
-        if raw in self.by_id:
-            return self.by_id[raw]
-        low = raw.lower()
-        if low in self.by_id:
-            return self.by_id[low]
-        norm = _norm(raw)
-        if norm in self.by_path:
-            return self.by_path[norm]
-        if "/" in norm:
-            hit = self._best(self.by_suffix.get(norm, ()), source)
+        for key in (raw, raw.lower()):
+            hit = held(self.by_id, self.shared_ids, key, last=False)
             if hit:
                 return hit
+        norm = _norm(raw)
+        hit = held(self.by_path, self.shared_paths, norm, last=True)
+        if hit:
+            return hit
+        if "/" in norm:
+            hit = self._best(among(self.by_suffix, norm), source)
+            if hit:
+                return hit
+        low = raw.lower()
         for table in (self.by_stem, self.by_title, self.by_alias):
-            key = norm if table is self.by_stem else low
-            hit = self._best(table.get(key, ()), source)
+            hit = self._best(among(table, norm if table is self.by_stem else low), source)
             if hit:
                 return hit
         return None

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import sqlite3
 import struct
 from collections.abc import Iterable, Iterator, Sequence
@@ -75,7 +76,15 @@ CREATE TABLE IF NOT EXISTS edges (
 CREATE TABLE IF NOT EXISTS writes (path TEXT PRIMARY KEY, hash TEXT NOT NULL, version INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS edges_src ON edges(src);
 CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst);
+-- Which notes' edges each change of the edges table replaced (meta `edges_generation` names
+-- the latest): a process holding the link graph in memory (the watcher) updates it for those
+-- notes instead of rebuilding it. The newest EDGE_LOG_KEEP only; a full rebuild, or a change
+-- of more than EDGE_LOG_MAX_SOURCES notes, records no row: readers then rebuild.
+CREATE TABLE IF NOT EXISTS edge_log (generation TEXT PRIMARY KEY, previous TEXT NOT NULL, sources TEXT NOT NULL);
 """
+
+EDGE_LOG_KEEP = 64
+EDGE_LOG_MAX_SOURCES = 5000
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,7 +244,10 @@ class StateDB:
             self.set_meta("schema_version", SCHEMA_VERSION)
         elif version != SCHEMA_VERSION:
             # Derived state: an old layout is dropped and rebuilt, never migrated.
-            self.conn.executescript("DROP TABLE files; DROP TABLE edges; DROP TABLE meta; DROP TABLE IF EXISTS writes;")
+            self.conn.executescript(
+                "DROP TABLE files; DROP TABLE edges; DROP TABLE meta; DROP TABLE IF EXISTS writes; "
+                "DROP TABLE IF EXISTS edge_log;"
+            )
             self.conn.executescript(_SCHEMA)
             self.set_meta("schema_version", SCHEMA_VERSION)
             self.created = True
@@ -405,10 +417,20 @@ class StateDB:
         """The notes of one scope, oldest first (then by path)."""
         return self._select("status='note' AND scope=? ORDER BY created, path", (scope,))
 
-    def note_locations(self) -> dict[str, tuple[str | None, str | None, str | None, bool]]:
-        """path -> (scope, owner, project, placed) of every note: who may see each, without
-        decoding any row (what resolving links for one reader needs of all of them)."""
-        rows = self.conn.execute("SELECT path, scope, owner, project, placed FROM files WHERE status='note'")
+    def note_locations(
+        self, paths: Iterable[str] | None = None
+    ) -> dict[str, tuple[str | None, str | None, str | None, bool]]:
+        """path -> (scope, owner, project, placed) of every note (or of those of `paths` that
+        are notes): who may see each, without decoding any row (what resolving links for one
+        reader needs of all of them)."""
+        if paths is None:
+            rows = self.conn.execute("SELECT path, scope, owner, project, placed FROM files WHERE status='note'")
+        else:
+            rows = self.conn.execute(
+                "SELECT path, scope, owner, project, placed FROM files "
+                "WHERE status='note' AND path IN (SELECT value FROM json_each(?))",
+                (json.dumps(list(paths), ensure_ascii=False),),
+            )
         return {path: (scope, owner, project, bool(placed)) for path, scope, owner, project, placed in rows}
 
     def note_ids(self) -> set[str]:
@@ -488,6 +510,7 @@ class StateDB:
         """Forget every row, edge and meta value but the schema version."""
         self.conn.execute("DELETE FROM files")
         self.conn.execute("DELETE FROM edges")
+        self.conn.execute("DELETE FROM edge_log")
         self.conn.execute("DELETE FROM meta WHERE key != 'schema_version'")
 
     def distrust_indexes(self) -> None:
@@ -554,6 +577,67 @@ class StateDB:
 
     def all_edges(self) -> list[Edge]:
         return [Edge(*r) for r in self.conn.execute("SELECT src, dst, kind, target, heading, label FROM edges")]
+
+    def edges_of(self, sources: Iterable[str]) -> list[Edge]:
+        """The edges leaving any of `sources`, in table order (one query however many)."""
+        rows = self.conn.execute(
+            "SELECT src, dst, kind, target, heading, label FROM edges "
+            "WHERE src IN (SELECT value FROM json_each(?)) ORDER BY rowid",
+            (json.dumps(list(sources), ensure_ascii=False),),
+        )
+        return [Edge(*r) for r in rows]
+
+    # --- generations: what a process holding derived state in memory checks -------------
+    # Tokens are random, never counters: a db made anew (`index --full`, healing) starts no
+    # sequence a process may still hold a graph or Resolver of.
+
+    def edges_generation(self) -> str | None:
+        """The token of the edges table's current content (None: no edges were ever built)."""
+        return self.get_meta("edges_generation")
+
+    def new_edges_generation(self, sources: Iterable[str] | None) -> None:
+        """Record, in the writer's transaction, that the edges table changed: a new token,
+        and (`sources`: the only notes whose edges were replaced, gone notes included) a log
+        row from the previous one. None: everything may have changed."""
+        previous = self.edges_generation()
+        # Digits: a vaultmem before the log read this as a counter, and may share the db.
+        token = str(secrets.randbits(63))
+        self.set_meta("edges_generation", token)
+        changed = None if sources is None else sorted(set(sources))
+        if previous is None or changed is None or len(changed) > EDGE_LOG_MAX_SOURCES:
+            return  # a reader holding `previous` finds no row: it rebuilds
+        self.conn.execute(
+            "INSERT INTO edge_log (generation, previous, sources) VALUES (?, ?, ?)",
+            (token, previous, json.dumps(changed, ensure_ascii=False)),
+        )
+        self.conn.execute("DELETE FROM edge_log WHERE rowid <= (SELECT max(rowid) FROM edge_log) - ?", (EDGE_LOG_KEEP,))
+
+    def edge_sources_between(self, old: str, new: str, limit: int = EDGE_LOG_MAX_SOURCES) -> set[str] | None:
+        """The notes whose edges changed from generation `old` to `new`, or None when the log
+        cannot tell (a full rebuild between, the log does not reach back that far) or they
+        are more than `limit`."""
+        changed: set[str] = set()
+        current = new
+        for _ in range(EDGE_LOG_KEEP + 1):
+            if current == old:
+                return changed
+            row = self.conn.execute("SELECT previous, sources FROM edge_log WHERE generation=?", (current,)).fetchone()
+            if row is None:
+                return None
+            changed.update(json.loads(row[1]))
+            if len(changed) > limit:
+                return None
+            current = row[0]
+        return None
+
+    def names_token(self) -> str | None:
+        """The token of the notes' names (db.names()), replaced with every change of them."""
+        return self.get_meta("names_token")
+
+    def new_names_token(self) -> str:
+        token = secrets.token_hex(12)
+        self.set_meta("names_token", token)
+        return token
 
 
 class EmbeddingCache:

@@ -45,6 +45,9 @@ Notice = Callable[[str], None]
 ProgressHook = Callable[[str, int, int], None]
 # Told the vault-relative paths a write just changed (see App.wrote).
 AfterWrite = Callable[[list[str]], None]
+# Up to this many notes whose edges changed, the link graph is updated in place (a note's
+# few edges each); more, and one build over every edge (~2 s at 50k notes) costs as much.
+GRAPH_DELTA_MAX = 5000
 
 
 def _quiet(_: str) -> None:
@@ -200,17 +203,28 @@ class Indexes:
         self.db.set_meta("vector_collection", "")
 
     def _generation(self) -> str:
-        # Every catalog change bumps it (catalog.rebuild_edges).
-        return self.db.get_meta("edges_generation") or "0"
+        # Every catalog change sets a new one (catalog.rebuild_edges).
+        return self.db.edges_generation() or ""
 
     def link_graph(self) -> LinkGraph:
-        """The NetworkX graph of resolved links, built once per catalog generation."""
-        generation = self._generation()
-        if self._graph is None or self._graph[0] != generation:
-            from vaultmem.index.graph import LinkGraph
+        """The NetworkX graph of resolved links, kept from one catalog generation to the next:
+        updated for the notes whose edges changed when the state db's log tells which (a
+        few), built anew otherwise."""
+        from vaultmem.index.graph import LinkGraph
 
-            self._graph = (generation, LinkGraph(self.db.all_edges()))
-        return self._graph[1]
+        db = self.db
+        # Read before the edges: edges newer than their label are redone next time, never missed.
+        generation = db.edges_generation()
+        held = self._graph
+        if held is not None and generation is not None and held[0] != generation:
+            changed = db.edge_sources_between(held[0], generation, limit=GRAPH_DELTA_MAX)
+            if changed is not None:
+                held[1].replace_sources(changed, db.edges_of(changed))
+                held = self._graph = (generation, held[1])
+        if held is None or generation is None or held[0] != generation:
+            held = (generation or "", LinkGraph(db.all_edges()))
+            self._graph = held if generation is not None else None
+        return held[1]
 
     def projects(self) -> list[str]:
         """Projects that have notes, cached per catalog generation."""
