@@ -30,11 +30,26 @@ SCALE_START, SCALE_END = "<!-- scale:start -->", "<!-- scale:end -->"
 # The rows with vectors (an hour of embedding to redo) have a section of their own, so the
 # rows without can be rerun alone (`--scale-vectors ""`) and the others stay.
 VECTORS_START, VECTORS_END = "<!-- scale-vectors:start -->", "<!-- scale-vectors:end -->"
+# Vectors over the 38k and 50k vaults take an hour or more of embedding each: a run of only
+# those (`--scale-vectors tldr,50000`) writes a section of its own and leaves the other.
+LARGE_START, LARGE_END = "<!-- scale-vectors-large:start -->", "<!-- scale-vectors-large:end -->"
 TITLES = {
     "lexical": "## Scale: 10k → 38k (tldr, every language) → 50k notes, backend none (`bench.py --only scale`)",
     "vectors": "## Scale with vectors: tldr English, the 10k vault, and the watcher under churn (`bench.py --only scale`)",
+    "vectors-large": "## Scale with vectors: tldr every language (38k notes) and 50k notes (`bench.py --only scale --scale-vectors tldr,50000`)",
 }
-MARKERS = {"lexical": (SCALE_START, SCALE_END), "vectors": (VECTORS_START, VECTORS_END)}
+MARKERS = {
+    "lexical": (SCALE_START, SCALE_END),
+    "vectors": (VECTORS_START, VECTORS_END),
+    "vectors-large": (LARGE_START, LARGE_END),
+}
+
+
+def is_large(kind: str) -> bool:
+    """A vault of the large vectors section: the whole tldr collection, or 20k notes and more."""
+    return kind == "tldr" or (kind.isdigit() and int(kind) >= 20_000)
+
+
 SCRIPTS = Path(__file__).resolve().parent
 TLDR_QUERIES = SCRIPTS / "eval_data" / "tldr_queries.json"
 WATCHER_RSS_LIMIT_MB = 1536.0  # issue 14: < 1.5 GB with vectors
@@ -80,6 +95,7 @@ class Scale:
         self.ran: list[str] = []
         # Where the rows, memory rows and vault descriptions of the part with vectors start.
         self.split: tuple[int, int, int] | None = None
+        self.vector_part = "vectors"  # or "vectors-large" (is_large): which section the rows with vectors go to
         self.started_vectors = self.started
         self.load_vectors = self.load_start
 
@@ -212,6 +228,7 @@ class Scale:
         if args.no_vectors or not args.scale_vectors:
             return
         self.split = (len(b.rows), len(b.memory), len(self.described))
+        self.vector_part = "vectors-large" if all(is_large(k) for k in args.scale_vectors) else "vectors"
         self.load_vectors = loadavg()
         self.started_vectors = time.time()
         dense: list[VaultInfo] = []
@@ -236,7 +253,7 @@ class Scale:
                 )
             if not args.no_watch:
                 self.watcher_rows(v)
-        if not args.no_watch:
+        if not args.no_watch and self.vector_part == "vectors":
             # Issue 14 states the churn for 10k notes: the generated vault of that size.
             churn_v = next((v for v in dense if v.manifest.get("topics")), dense[0] if dense else None)
             if churn_v is not None:
@@ -390,7 +407,7 @@ class Scale:
         from bench import machine_line
 
         split = self.split[2] if self.split is not None else len(self.described)
-        if part == "vectors":
+        if part != "lexical":
             started, load, described = self.started_vectors, self.load_vectors, self.described[split:]
             ended = time.time()
         else:
@@ -410,6 +427,8 @@ class Scale:
             + (f" Churn: {self.b.args.churn_edits:,} saves in rounds of {CHURN_ROUND}." if part == "vectors" else ""),
         ]
         lines += [f"- {line}" for line in self.ran]
+        if part != "lexical":
+            lines += [f"- {line}" for line in self.b.args.scale_note]
         return [*lines, ""]
 
 
@@ -467,7 +486,7 @@ def sections(scale: Scale, rows: list[Row], memory: list[Row]) -> list[tuple[tup
     out = []
     for part, (part_rows, part_memory) in {
         "lexical": (rows[: cut[0]], memory[: cut[1]]),
-        "vectors": (rows[cut[0] :], memory[cut[1] :]),
+        scale.vector_part: (rows[cut[0] :], memory[cut[1] :]),
     }.items():
         if part_rows:
             out.append((MARKERS[part], render(scale, part_rows, part_memory, part)))

@@ -1395,12 +1395,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=["tldr-en", "10000"],
         help="scale rows with vectors: `tldr-en` (the ~7.4k English pages), `tldr` (all, ~38k: about an hour "
         "of embedding here) or a generated size (its working copy is reused when its index is fresh); "
-        "the churn runs on the generated one",
+        "the churn runs on the generated one; a run of only large vaults (tldr, 20k notes and more) writes "
+        "<!-- scale-vectors-large:start --> … instead, without the churn",
     )
     parser.add_argument(
         "--scale-reuse-vectors",
         action="store_true",
         help="reuse a tldr working copy with vectors from an earlier run when its index is fresh",
+    )
+    parser.add_argument(
+        "--scale-note",
+        action="append",
+        default=[],
+        help="a line for the header of the scale section with vectors (how a reused working copy was built, say)",
     )
     parser.add_argument("--churn-edits", type=int, default=2000, help="edits of the churn row (issue 14: 2,000)")
     parser.add_argument("--no-scale", action="store_true", help="a full run without the scale rows")
