@@ -28,6 +28,7 @@ _MARKS = (
 _W = rf"[\w{_MARKS}]"
 # Words, with inner dots kept ("e.g", "3.5").
 TOKEN_RE = re.compile(rf"{_W}+(?:\.{_W}+)*", re.UNICODE)
+WORD_CHAR = re.compile(_W)  # one character of a word
 
 # Scripts without spaces between words: Thai, Lao, Myanmar, Hangul Jamo, Khmer, kana,
 # Han (with extension A and compatibility ideographs), Hangul syllables.
@@ -62,4 +63,4 @@ def words(text: str) -> list[str]:
     return [w.strip(".") or w for w in out] if out else out
 
 
-__all__ = ["NOSPACE_RE", "TOKEN_RE", "is_nospace", "words"]
+__all__ = ["NOSPACE_RE", "TOKEN_RE", "WORD_CHAR", "is_nospace", "words"]
