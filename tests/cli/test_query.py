@@ -149,6 +149,39 @@ def test_empty_query_exits_5(qcli: Cli) -> None:
     assert qcli("query", "  ", "--regex").exit_code == 5
 
 
+CASE_NOTES = {
+    "shared/kelvin.md": ("Absolute zero is 0 \u212aelvin.", "Scales"),  # the Kelvin sign matches k
+    "shared/turkish.md": ("\u0130STANBUL and \u0131zmir.", "Cities"),  # İ matches i; ı matches i
+    "shared/longs.md": ("A \u017fhock wave.", "Old print"),  # long s matches s
+    "shared/greek.md": ("\u039f\u0394\u039f\u03a3 \u03b2\u03b9\u03b2\u03bb\u03af\u03bf.", "Road"),
+    "shared/cyrillic.md": ("\u0410\u0420\u0425\u0418\u0412 \u0444\u0430\u0439\u043b\u043e\u0432.", "Archive"),
+    "shared/plain.md": ("Kelvin, Istanbul, shock, plain ASCII.", "Plain"),
+    "shared/accented.md": ("Caf\u00e9 au lait; heat.", "Caf\u00e9"),
+}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("kelvin", {"shared/kelvin.md", "shared/plain.md"}),
+        ("istanbul", {"shared/turkish.md", "shared/plain.md"}),
+        ("izmir", {"shared/turkish.md"}),
+        ("shock", {"shared/longs.md", "shared/plain.md"}),
+        ("\u03bf\u03b4\u03bf\u03c3", {"shared/greek.md"}),  # οδοσ against ΟΔΟΣ
+        ("\u0430\u0440\u0445\u0438\u0432", {"shared/cyrillic.md"}),  # архив against АРХИВ
+        ("caf\u00e9", {"shared/accented.md"}),
+        ("caf\u00e9 heat", {"shared/accented.md"}),
+    ],
+)
+def test_keywords_match_in_any_case_re_allows(empty_vault: Path, text: str, expected: set[str]) -> None:
+    """Letters outside ASCII that re.IGNORECASE matches with ASCII ones (K, İ, ı, ſ), and
+    letter case outside ASCII: a note is found whether or not its bytes are ASCII."""
+    for path, (body, title) in CASE_NOTES.items():
+        note(empty_vault, path, body + "\n", title=title, type="note", created="2026-01-01T00:00:00Z")
+    data = Cli(empty_vault).ok("query", text, "--min-relevance", "0", "--limit", "20")
+    assert {m["path"] for m in data["matches"]} == expected
+
+
 def test_works_with_no_index_at_all(qvault: Path, qcli: Cli) -> None:
     assert not (qvault / ".vaultmem").exists()
     data = qcli.ok("query", "kiln", "--min-relevance", "0")

@@ -3,6 +3,10 @@
 Needs no Whoosh, Chroma or model: the state db (caught up with a stat walk) supplies
 access, type and date filters; the files of visible notes are read and scored with the
 formula in search/grep.py. `total_searched` counts only notes the caller may see.
+
+A keyword query looks at a note's bytes first (search/grep.py KeywordScan): a note that
+cannot match is never decoded, and an ASCII note is scored from its bytes with the numbers
+the pattern would give. Excerpts are made only for the matches returned.
 """
 
 from __future__ import annotations
@@ -10,8 +14,9 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from vaultmem import clock
@@ -20,23 +25,27 @@ from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import QueryMatch, QueryResult
 from vaultmem.search.filters import parse_date_bound, scopes_for, types_for
 from vaultmem.search.grep import (
+    FOLD,
     HALF_LIFE_DAYS,
     W_COVERAGE,
     W_FREQUENCY,
     W_RECENCY,
     BoundedRegex,
+    KeywordScan,
+    Match,
     Pattern,
     RegexTimeout,
     keyword_pattern,
     keywords,
     match_excerpt,
+    score_counts,
     score_text,
 )
 from vaultmem.services.app import App
 from vaultmem.services.lookup import location_of
 from vaultmem.units import as_unit
 from vaultmem.vault.dates import to_epoch
-from vaultmem.vault.frontmatter import split_document
+from vaultmem.vault.frontmatter import _CLOSE_RE, _OPEN_RE, split_document
 from vaultmem.vault.note import ParsedNote
 from vaultmem.vault.store import load_note, read_note_bytes
 
@@ -72,7 +81,7 @@ class _Plan:
     text: str
     pattern: Pattern
     words: list[str] | None
-    quick: re.Pattern[bytes] | None  # rejects a file from its bytes before decoding
+    scan: KeywordScan | None  # keyword mode: rejects a file from its bytes before decoding
     scopes: tuple[str, ...]
     types: tuple[str, ...] | list[str]
     since: int | None
@@ -104,12 +113,61 @@ def _plan(app: App, req: QueryRequest) -> _Plan:
     since = parse_date_bound(req.since, "since", end_of_day=False)
     until = parse_date_bound(req.until, "until", end_of_day=True)
     types = types_for(req.types, req.memory_type, app.config.memory_types)
-    # A bytes pattern rejects files that cannot match before any decoding (ASCII keywords
-    # only: bytes regexes fold ASCII case alone).
-    quick = None
-    if words is not None and all(w.isascii() for w in words):
-        quick = re.compile(pattern.pattern.encode("ascii"), re.IGNORECASE)
-    return _Plan(text, pattern, words, quick, tuple(scopes or ()), types, since, until)
+    scan = KeywordScan(words) if words is not None else None
+    return _Plan(text, pattern, words, scan, tuple(scopes or ()), types, since, until)
+
+
+# `split_document`'s patterns over bytes. Its close pattern starts with `^` (MULTILINE)
+# and is searched from just after the opening line's newline, so searching for a newline
+# followed by the rest from that newline finds the same close: with a literal first
+# character, which re finds fast.
+_OPEN_BYTES = re.compile(_OPEN_RE.pattern.encode("ascii"), _OPEN_RE.flags & ~re.UNICODE)
+_CLOSE_AFTER_NEWLINE = re.compile(b"\n" + _CLOSE_RE.pattern.removeprefix("^").encode("ascii"), re.MULTILINE)
+
+
+def _body_offset(raw: bytes) -> int:
+    """Where `split_document`'s body starts in the bytes of an ASCII note (whose offsets are
+    those of its decoded text)."""
+    opened = _OPEN_BYTES.match(raw)
+    if opened is None:
+        return 0
+    close = _CLOSE_AFTER_NEWLINE.search(raw, opened.end() - 1)
+    return 0 if close is None else close.end()
+
+
+def _changed(rec: NoteRecord) -> int:
+    return to_epoch(rec.updated, None) or to_epoch(rec.created, None) or rec.mtime_ns // 1_000_000_000
+
+
+def _age_days(now: float, rec: NoteRecord) -> float:
+    return (now - _changed(rec)) / 86400.0
+
+
+def _score(plan: _Plan, title: str, raw: bytes, age_days: Callable[[], float]) -> Match | None:
+    """One note's match, or None. `age_days()` gives its age (only a match needs it). In
+    keyword mode a note that cannot match is rejected from its bytes (KeywordScan), an
+    ASCII note is scored from its bytes (the same numbers as `score_text`), and only the
+    others are decoded and matched with the pattern."""
+    scan, pattern, words = plan.scan, plan.pattern, plan.words
+    if scan is None or words is None:
+        body = split_document(raw.decode("utf-8", errors="replace")).body
+        return score_text(title, body, pattern, words, age_days(), with_excerpt=False)
+    counted = scan.ascii_text_counts and raw.isascii()
+    if scan.ascii or counted:
+        folded = raw.translate(FOLD)
+        if not scan.may_match_bytes(raw, folded) and not pattern.search(title):
+            return None
+        if counted:
+            hits, covered = scan.counts(folded[_body_offset(raw) :])
+            title_hits, title_covered = scan.title_counts(title, pattern)
+            return score_counts(hits + title_hits, covered | title_covered, len(words), age_days())
+        text = raw.decode("utf-8", errors="replace")
+    else:
+        text = raw.decode("utf-8", errors="replace")
+        if not scan.may_match_text(text) and not pattern.search(title):
+            return None
+    body = split_document(text).body
+    return score_text(title, body, pattern, words, age_days(), with_excerpt=False)
 
 
 def _scan(app: App, req: QueryRequest, plan: _Plan, now: float) -> tuple[list[tuple[float, NoteRecord, Any]], int]:
@@ -118,8 +176,14 @@ def _scan(app: App, req: QueryRequest, plan: _Plan, now: float) -> tuple[list[tu
     searched = 0
     found: list[tuple[float, NoteRecord, Any]] = []
     root = str(app.root)
+    readable: dict[tuple[Any, ...], bool] = {}  # access depends on the location alone
+    dated = plan.since is not None or plan.until is not None
     for rec in app.db.light_notes():
-        if not app.can_read(location_of(rec)):
+        where = (rec.scope, rec.owner, rec.project, rec.placed)
+        visible = readable.get(where)
+        if visible is None:
+            visible = readable[where] = app.can_read(location_of(rec))
+        if not visible:
             continue
         if plan.scopes and rec.scope not in plan.scopes:
             continue
@@ -127,19 +191,16 @@ def _scan(app: App, req: QueryRequest, plan: _Plan, now: float) -> tuple[list[tu
             continue
         if not req.include_expired and rec.expires and (to_epoch(rec.expires, None) or now + 1) <= now:
             continue
-        changed = to_epoch(rec.updated, None) or to_epoch(rec.created, None) or rec.mtime_ns // 1_000_000_000
-        if (plan.since is not None and changed < plan.since) or (plan.until is not None and changed > plan.until):
-            continue
+        if dated:
+            changed = _changed(rec)
+            if (plan.since is not None and changed < plan.since) or (plan.until is not None and changed > plan.until):
+                continue
         searched += 1
         try:
             raw = read_note_bytes(os.path.join(root, rec.path))
         except OSError:
             continue
-        if plan.quick is not None and plan.quick.search(raw) is None and not plan.pattern.search(rec.title or ""):
-            continue
-        body = split_document(raw.decode("utf-8", errors="replace")).body
-        age_days = (now - changed) / 86400.0
-        match = score_text(rec.title or "", body, plan.pattern, plan.words, age_days, with_excerpt=False)
+        match = _score(plan, rec.title or "", raw, partial(_age_days, now, rec))
         if match is not None and match.relevance >= req.min_relevance:
             found.append((match.relevance, rec, match))
     found.sort(key=lambda item: (-item[0], item[1].path))

@@ -11,6 +11,7 @@ file's mode, and fail with Conflict (changing nothing) when the file moved under
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import secrets
@@ -87,17 +88,24 @@ class TooLarge(OSError):
 
 
 def _read_limited(path: str | os.PathLike[str]) -> tuple[bytes, os.stat_result]:
-    with open(path, "rb", buffering=0) as fh:
-        st = os.fstat(fh.fileno())
+    # os.open and os.read: the system calls a file object makes, without building one per
+    # note (`query` reads every note of the vault; this is a quarter of its reading time).
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(path))
         if st.st_size > MAX_NOTE_BYTES:
             raise TooLarge(st.st_size)
         # One byte more than the size tells a file that grew since the fstat; a read of
         # exactly what is there is ~4x faster than asking for the limit.
-        data = fh.read(st.st_size + 1)
+        data = os.read(fd, st.st_size + 1)
         if len(data) > st.st_size:
-            data += fh.read(MAX_NOTE_BYTES + 1 - len(data))
+            data += os.read(fd, MAX_NOTE_BYTES + 1 - len(data))
             if len(data) > MAX_NOTE_BYTES:
-                raise TooLarge(os.fstat(fh.fileno()).st_size)
+                raise TooLarge(os.fstat(fd).st_size)
+    finally:
+        os.close(fd)
     return data, st
 
 
