@@ -30,7 +30,7 @@ EDITS = 2000
 ROUND = 100
 WARM = 500  # edits before the heap has settled: caches filled, the first merges done
 OVERALL = 0.25  # the end against the RSS after WARM edits
-SECOND_HALF = 0.08  # the end against the RSS after the first half: the growth has stopped
+SECOND_HALF = 0.10  # the end against the RSS after the first half: the growth has stopped
 
 
 def rss_mb(pid: int) -> float:
@@ -68,7 +68,9 @@ def test_watcher_memory_is_flat_under_churn(tmp_path: Path, start_watcher: Calla
     assert w.proc.poll() is None
     # In a clean-clone CI run (MB, every 100 edits): 64 68 70 70 71 73 74 76 78 78 78 78 81
     # 78 78 79 79 80 80 81 — the first reading is still warming up, so the overall bound
-    # counts from the WARM-th edit.
+    # counts from the WARM-th edit. Two local runs of the suite read 65 … 74 75 | 75 78 81 78
+    # … 81 and 65 … 75 76 | 76 78 81 77 … 81: the same end, reached later, so the second
+    # half allows 10% (a leak of a few kilobytes an edit still shows as a steady climb).
     first, half, end = readings[WARM // ROUND - 1], readings[len(readings) // 2 - 1], readings[-1]
     shown = f"RSS after each {ROUND} edits (MB): {[round(x) for x in readings]}"
     assert end <= first * (1 + OVERALL), shown
