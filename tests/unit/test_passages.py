@@ -69,3 +69,118 @@ def test_coverage_equals_the_definition(parts: list[str], glue: str) -> None:
     text = glue.join(parts)
     weights = {"emb": 2.0, "file": 1.0, "canva": 1.0, "归档": 0.5, "архивирован": 1.5, "ไฟ": 0.7, "3.5": 0.2}
     assert coverage(text, weights, term_map) == _coverage_passage_by_passage(text, weights)
+
+
+PORTER_SUFFIXES = [
+    "ational",
+    "tional",
+    "enci",
+    "anci",
+    "izer",
+    "bli",
+    "alli",
+    "entli",
+    "eli",
+    "ousli",
+    "ization",
+    "ation",
+    "ator",
+    "alism",
+    "iveness",
+    "fulness",
+    "ousness",
+    "aliti",
+    "iviti",
+    "biliti",
+    "logi",
+    "icate",
+    "ative",
+    "alize",
+    "iciti",
+    "ical",
+    "ful",
+    "ness",
+    "al",
+    "ance",
+    "ence",
+    "er",
+    "ic",
+    "able",
+    "ible",
+    "ant",
+    "ement",
+    "ment",
+    "ent",
+    "ion",
+    "ou",
+    "ism",
+    "ate",
+    "iti",
+    "ous",
+    "ive",
+    "ize",
+    "sses",
+    "ies",
+    "ss",
+    "s",
+    "eed",
+    "ed",
+    "ing",
+    "at",
+    "bl",
+    "iz",
+    "y",
+    "e",
+    "ly",
+    "li",
+    "ers",
+    "ings",
+    "ingly",
+    "edly",
+    "yi",
+    "ybl",
+    "yli",
+]
+STEMS = [
+    "sens",
+    "relat",
+    "condit",
+    "troubl",
+    "agon",
+    "hop",
+    "conflat",
+    "happ",
+    "pon",
+    "gener",
+    "electr",
+    "feas",
+    "prob",
+    "digit",
+    "form",
+    "a",
+    "e",
+    "o",
+    "ab",
+    "by",
+    "ly",
+    "y",
+]
+
+
+def test_an_english_word_starts_with_its_stems_prefix() -> None:
+    """Passage coverage looks up only the English words that start with a query term's
+    stem less three characters (passages._stem_prefix): Porter rewrites at most a word's
+    last two characters ("sensybiliti" -> "sensyble"), so no word that means the term is
+    skipped. Every pair of Porter's suffixes on a set of stems, with a third ending."""
+    from vaultmem.index.analysis import _stem
+    from vaultmem.search.passages import _stem_prefix
+
+    missed = [
+        (word, _stem(word))
+        for base in STEMS
+        for first in PORTER_SUFFIXES
+        for second in ("", *PORTER_SUFFIXES)
+        for third in ("", "s", "ing", "ed", "iti", "li")
+        if not (word := base + first + second + third).startswith(_stem_prefix(_stem(word)))
+    ]
+    assert missed == []

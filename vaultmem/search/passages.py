@@ -42,7 +42,13 @@ def coverage(text: str, weights: Mapping[str, float], term_map: TermMap) -> floa
     # The note's distinct words are analyzed once; only the words that mean a query term
     # are looked for again (a third of a hybrid search's time at 10k notes went to
     # splitting and analyzing every passage).
-    hits = {w: t for w, t in term_map(set(words(low))).items() if t in weights}
+    vocab = set(words(low))
+    # English words are stemmed by Porter, which only rewrites a word's end: at most its last
+    # two characters are not the word's own, so a word that does not start with a term's
+    # stem less three characters cannot mean that term (tests/unit/test_passages.py checks it over every Porter suffix).
+    prefixes = tuple(_stem_prefix(t) for t in weights)
+    vocab = {w for w in vocab if w[0] >= "\u0400" or w.startswith(prefixes)}
+    hits = {w: t for w, t in term_map(vocab).items() if t in weights}
     if not hits:
         return 0.0
     if len(set(hits.values())) == 1:
@@ -59,6 +65,11 @@ def coverage(text: str, weights: Mapping[str, float], term_map: TermMap) -> floa
             if best >= 1.0:
                 break
     return min(best, 1.0)
+
+
+def _stem_prefix(term: str) -> str:
+    """What every English word whose stem is `term` starts with ("" when too short to tell)."""
+    return term[: max(len(term) - 3, 1)] if len(term) >= 3 else ""
 
 
 def _held_passage_by_passage(low: str, hits: Mapping[str, str]) -> list[set[str]]:
