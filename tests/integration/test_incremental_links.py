@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.integration._vaults import make_vault, note
+from tests.unit.test_resolver_update import resolver_tables
 from vaultmem.index import catalog
 from vaultmem.index.graph import LinkGraph, ReaderLinks
 from vaultmem.index.graph import reader_links as compute_reader_links
@@ -55,22 +56,6 @@ def _fresh_reader_links(app: App) -> ReaderLinks:
     return compute_reader_links(app.db.all_edges(), visible, lambda: names)
 
 
-def _resolver_shape(resolver: Resolver) -> dict[str, Any]:
-    return {
-        "id": (resolver.by_id, resolver.shared_ids),  # the first holder wins
-        "path": (resolver.by_path, resolver.shared_paths),  # the last holder wins
-        **{
-            name: {k: sorted(v) for k, v in table.items()}
-            for name, table in (
-                ("suffix", resolver.by_suffix),
-                ("stem", resolver.by_stem),
-                ("title", resolver.by_title),
-                ("alias", resolver.by_alias),
-            )
-        },
-    }
-
-
 def _check(apps: list[App], step: object) -> None:
     """Everything kept in memory equals what a rebuild gives now."""
     db = apps[0].db
@@ -88,7 +73,7 @@ def _check(apps: list[App], step: object) -> None:
                 assert got == fresh.expand(path, relation, 2, visible, 50, want), (app.ghost, path, relation, step)
     held = catalog._NAMES
     if held is not None and held[0] == db.names_token():
-        assert _resolver_shape(held[1]) == _resolver_shape(Resolver(NameEntry(*n) for n in db.names())), step
+        assert resolver_tables(held[1]) == resolver_tables(Resolver(NameEntry(*n) for n in db.names())), step
 
 
 def _vault(tmp_path: Path) -> Path:

@@ -27,8 +27,7 @@ from vaultmem.search.grep import (
     keywords,
     score_text,
 )
-from vaultmem.services.query import _body_offset
-from vaultmem.vault.frontmatter import split_document
+from vaultmem.vault.frontmatter import body_offset, split_document
 
 EVERY_CHAR = "".join(map(chr, range(0x110000)))  # lone surrogates included: re takes them
 CASED = "".join(c for c in EVERY_CHAR if c.lower() != c or c.upper() != c or ord(c) in (_EXTRA_CASES or {}))
@@ -218,7 +217,7 @@ DOCUMENTS = [
 @pytest.mark.parametrize("document", DOCUMENTS)
 def test_body_offset_is_where_split_document_puts_the_body(document: str) -> None:
     body = split_document(document).body
-    assert document[_body_offset(document.encode()) :] == body
+    assert document[body_offset(document.encode()) :] == body
 
 
 # --- properties ------------------------------------------------------------------------------
@@ -254,4 +253,4 @@ def test_keyword_scan_agrees_with_the_scorer(query_words: list[str], pieces: lis
         assert may_match(scan, raw)
     if raw.isascii() and scan.ascii_text_counts:
         folded = raw.translate(FOLD)
-        assert scan.counts(folded[_body_offset(raw) :]) == (hits, covered)
+        assert scan.counts(folded[body_offset(raw) :]) == (hits, covered)

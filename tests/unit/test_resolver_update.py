@@ -39,7 +39,7 @@ def _answers(
     }
 
 
-def _shape(resolver: Resolver) -> dict[str, Any]:
+def resolver_tables(resolver: Resolver) -> dict[str, Any]:
     """The tables: ids and paths with their holders in order (which wins depends on it),
     the candidate lists as sets."""
     return {
@@ -91,15 +91,15 @@ def test_updated_in_place_answers_as_built_anew_for_every_reader(seed: int) -> N
             touched.add(path)
         gone = [was[p] for p in touched if p in was]
         came = [entries[p] for p in touched if p in entries]
-        before = _shape(resolver)
+        before = resolver_tables(resolver)
         if resolver.update(gone, came):
             updated += 1
         else:
-            assert _shape(resolver) == before, f"step {step}: a refused update changed nothing"
+            assert resolver_tables(resolver) == before, f"step {step}: a refused update changed nothing"
             resolver = Resolver(entries.values())
             rebuilt += 1
         fresh = Resolver(entries.values())
-        assert _shape(resolver) == _shape(fresh), f"step {step}"
+        assert resolver_tables(resolver) == resolver_tables(fresh), f"step {step}"
         sources: list[str | None] = [None, *list(entries)[:4], "shared/a/other.md"]
         assert _answers(resolver, sources) == _answers(fresh, sources), f"step {step}"
         for hidden in ("private/bob/", "private/alice/", "project/"):

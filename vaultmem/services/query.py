@@ -12,7 +12,6 @@ the pattern would give. Excerpts are made only for the matches returned.
 from __future__ import annotations
 
 import os
-import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -45,7 +44,7 @@ from vaultmem.services.app import App
 from vaultmem.services.lookup import location_of
 from vaultmem.units import as_unit
 from vaultmem.vault.dates import to_epoch
-from vaultmem.vault.frontmatter import _CLOSE_RE, _OPEN_RE, split_document
+from vaultmem.vault.frontmatter import body_offset, split_document
 from vaultmem.vault.note import ParsedNote
 from vaultmem.vault.store import load_note, read_note_bytes
 
@@ -117,24 +116,6 @@ def _plan(app: App, req: QueryRequest) -> _Plan:
     return _Plan(text, pattern, words, scan, tuple(scopes or ()), types, since, until)
 
 
-# `split_document`'s patterns over bytes. Its close pattern starts with `^` (MULTILINE)
-# and is searched from just after the opening line's newline, so searching for a newline
-# followed by the rest from that newline finds the same close: with a literal first
-# character, which re finds fast.
-_OPEN_BYTES = re.compile(_OPEN_RE.pattern.encode("ascii"), _OPEN_RE.flags & ~re.UNICODE)
-_CLOSE_AFTER_NEWLINE = re.compile(b"\n" + _CLOSE_RE.pattern.removeprefix("^").encode("ascii"), re.MULTILINE)
-
-
-def _body_offset(raw: bytes) -> int:
-    """Where `split_document`'s body starts in the bytes of an ASCII note (whose offsets are
-    those of its decoded text)."""
-    opened = _OPEN_BYTES.match(raw)
-    if opened is None:
-        return 0
-    close = _CLOSE_AFTER_NEWLINE.search(raw, opened.end() - 1)
-    return 0 if close is None else close.end()
-
-
 def _changed(rec: NoteRecord) -> int:
     return to_epoch(rec.updated, None) or to_epoch(rec.created, None) or rec.mtime_ns // 1_000_000_000
 
@@ -158,7 +139,7 @@ def _score(plan: _Plan, title: str, raw: bytes, age_days: Callable[[], float]) -
         if not scan.may_match_bytes(raw, folded) and not pattern.search(title):
             return None
         if counted:
-            hits, covered = scan.counts(folded[_body_offset(raw) :])
+            hits, covered = scan.counts(folded[body_offset(raw) :])
             title_hits, title_covered = scan.title_counts(title, pattern)
             return score_counts(hits + title_hits, covered | title_covered, len(words), age_days())
         text = raw.decode("utf-8", errors="replace")

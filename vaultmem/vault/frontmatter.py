@@ -99,6 +99,23 @@ def split_document(text: str) -> SplitDocument:
     return SplitDocument(bom, text[start : close.start()], text[close.end() :], newline)
 
 
+# The same patterns over bytes. The close pattern starts with `^` (MULTILINE) and is searched
+# from just after the opening line's newline, so searching for a newline followed by the rest
+# from that newline finds the same close: with a literal first character, which re finds fast.
+_OPEN_BYTES = re.compile(_OPEN_RE.pattern.encode("ascii"), _OPEN_RE.flags & ~re.UNICODE)
+_CLOSE_AFTER_NEWLINE = re.compile(b"\n" + _CLOSE_RE.pattern.removeprefix("^").encode("ascii"), re.MULTILINE)
+
+
+def body_offset(raw: bytes) -> int:
+    """Where `split_document`'s body starts in the bytes of an ASCII note (whose offsets are
+    those of its decoded text): `query` scores such a note without decoding it."""
+    opened = _OPEN_BYTES.match(raw)
+    if opened is None:
+        return 0
+    close = _CLOSE_AFTER_NEWLINE.search(raw, opened.end() - 1)
+    return 0 if close is None else close.end()
+
+
 def _check_depth(fm_text: str) -> None:
     """Refuse deep nesting using the event stream, which libyaml produces without recursing."""
     depth = 0
