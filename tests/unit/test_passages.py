@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vaultmem.index.analysis import term_map
-from vaultmem.search.passages import coverage, passages
+from vaultmem.search.passages import Coverage, coverage, passages
 
 W = {"emb": 2.0, "file": 1.0, "canva": 1.0}  # analyzed terms (Porter: embed -> emb, canvas -> canva)
 
@@ -69,6 +69,27 @@ def test_coverage_equals_the_definition(parts: list[str], glue: str) -> None:
     text = glue.join(parts)
     weights = {"emb": 2.0, "file": 1.0, "canva": 1.0, "归档": 0.5, "архивирован": 1.5, "ไฟ": 0.7, "3.5": 0.2}
     assert coverage(text, weights, term_map) == _coverage_passage_by_passage(text, weights)
+
+
+ENGLISH_PIECES = [
+    "Embed", "embedding", "files", "Filed", "canvas", "e.g.", "file.md", "x.embed", "embed.x", "the", "a", "ab",
+    "abs", ". ", ": ", "; ", "\n", " ", "!", "—", "..", ".", "_", "\u0301", "\t", "overflow", "flows", "3d",
+    "3d.", "Архивирования", "İ", "ß", "Ab", "AB.", "files\n\n",
+]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(ENGLISH_PIECES), max_size=30), min_size=1, max_size=4))
+def test_one_query_over_many_english_notes_equals_the_definition(notes: list[list[str]]) -> None:
+    """A query of English terms finds its words by their beginnings (Coverage._starts),
+    remembering what each word means from one note to the next; every note's share is
+    still the definition's, short terms ("ab", "3d") included."""
+    weights = {"emb": 2.0, "file": 1.0, "canva": 1.0, "overflow": 0.5, "ab": 0.3, "3d": 0.4, "flow": 0.6}
+    query = Coverage(weights, term_map)
+    assert query._starts is not None
+    for parts in notes:
+        text = " ".join(parts)
+        assert query(text) == _coverage_passage_by_passage(text, weights)
 
 
 PORTER_SUFFIXES = [

@@ -86,6 +86,11 @@ class SegmentCache:
             self._held -= len(ids)
         return got
 
+    @property
+    def held(self) -> int:
+        """Postings held now."""
+        return self._held
+
     @staticmethod
     def segment_key(reader: Any) -> str:
         segment = reader.segment()

@@ -29,6 +29,7 @@ _W = rf"[\w{_MARKS}]"
 # Words, with inner dots kept ("e.g", "3.5").
 TOKEN_RE = re.compile(rf"{_W}+(?:\.{_W}+)*", re.UNICODE)
 WORD_CHAR = re.compile(_W)  # one character of a word
+WORD_CLASS = _W  # the same, as a pattern to build others with
 
 # Scripts without spaces between words: Thai, Lao, Myanmar, Hangul Jamo, Khmer, kana,
 # Han (with extension A and compatibility ideographs), Hangul syllables.
@@ -63,4 +64,4 @@ def words(text: str) -> list[str]:
     return [w.strip(".") or w for w in out] if out else out
 
 
-__all__ = ["NOSPACE_RE", "TOKEN_RE", "WORD_CHAR", "is_nospace", "words"]
+__all__ = ["NOSPACE_RE", "TOKEN_RE", "WORD_CHAR", "WORD_CLASS", "is_nospace", "words"]

@@ -34,7 +34,7 @@ from vaultmem.search.fusion import (
     relevance_fusion,
     rrf,
 )
-from vaultmem.search.passages import coverage as passage_coverage
+from vaultmem.search.passages import Coverage
 from vaultmem.search.text import SNIPPET_CHARS, NearDuplicates, best_passage, shorten
 
 MODES = ("hybrid", "bm25", "vector")
@@ -187,7 +187,7 @@ class _Search:
         self.default_cut = opts.min_score is None and self.min_score > 0
         self.records: dict[str, NoteRecord] = {}  # every candidate's row
         self.coverages: dict[str, float] = {}  # passage coverage, by path, computed once
-        self._query_weights: dict[str, float] | None = None
+        self._coverage: Coverage | None = None  # the query's, made on first use
         self.ranked: list[str] = []  # the results' paths in rank order
         self._returned: dict[int, frozenset[str]] = {}
 
@@ -257,11 +257,11 @@ class _Search:
         """The passage coverage of a candidate the caller may see (0 for any other)."""
         found = self.coverages.get(rec.path)
         if found is None:
-            if self._query_weights is None and self.parts.fulltext is not None:
-                self._query_weights = self.parts.fulltext.term_weights(self.query, self.filters)
+            if self._coverage is None:
+                weights = self.parts.fulltext.term_weights(self.query, self.filters) if self.parts.fulltext else {}
+                self._coverage = Coverage(weights, self.analyzer) if self.analyzer is not None else None
             body = self.body_of(rec) if self._shown(rec) else None
-            analyzer = self.analyzer
-            found = passage_coverage(body, self._query_weights or {}, analyzer) if body and analyzer else 0.0
+            found = self._coverage(body) if body and self._coverage is not None else 0.0
             self.coverages[rec.path] = found
         return found
 

@@ -13,10 +13,10 @@ lets the relevance cut of search/fusion.py leave it out.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping
 
 from vaultmem.index.tokens import NOSPACE_RE, WORD_CHAR, words
+from vaultmem.index.tokens import WORD_CLASS as W
 
 # Sentence ends, semicolons and colons (a list item's "Do this:" before its example), and
 # line breaks: a markdown line is a paragraph, a list item, a table row or a heading.
@@ -35,41 +35,93 @@ def passages(text: str) -> list[str]:
 def coverage(text: str, weights: Mapping[str, float], term_map: TermMap) -> float:
     """The best share of the query's weight one passage of `text` holds, in [0, 1].
     `weights`: each query term -> its weight; `term_map`: the index's analyzer."""
-    total = sum(weights.values())
-    if total <= 0:
-        return 0.0
-    low = text.lower()
-    # The note's distinct words are analyzed once; only the words that mean a query term
-    # are looked for again (a third of a hybrid search's time at 10k notes went to
-    # splitting and analyzing every passage).
-    vocab = set(words(low))
-    # English words are stemmed by Porter, which only rewrites a word's end: at most its last
-    # two characters are not the word's own, so a word that does not start with a term's
-    # stem less three characters cannot mean that term (tests/unit/test_passages.py checks it over every Porter suffix).
-    prefixes = tuple(_stem_prefix(t) for t in weights)
-    vocab = {w for w in vocab if w[0] >= "\u0400" or w.startswith(prefixes)}
-    hits = {w: t for w, t in term_map(vocab).items() if t in weights}
-    if not hits:
-        return 0.0
-    if len(set(hits.values())) == 1:
-        held_by = [set(hits.values())]  # one term: any passage holding it is the best
-    elif NOSPACE_RE.search(low):  # pairs of characters: words are not substrings to find
-        held_by = _held_passage_by_passage(low, hits)
-    else:
-        held_by = _held_by_position(low, hits)
-    best = 0.0
-    for held in held_by:
-        share = sum(w for term, w in weights.items() if term in held) / total
-        if share > best:
-            best = share
-            if best >= 1.0:
-                break
-    return min(best, 1.0)
+    return Coverage(weights, term_map)(text)
+
+
+class Coverage:
+    """`coverage` of one query, for one note after another: what each word of a note
+    means (which query term, if any) is worked out once per query, since the candidates
+    of a search share most of their words."""
+
+    def __init__(self, weights: Mapping[str, float], term_map: TermMap) -> None:
+        self.weights = dict(weights)
+        self.total = sum(self.weights.values())
+        self.term_map = term_map
+        self._meaning: dict[str, str | None] = {}  # a word -> the query term it means, or None
+        # English words are stemmed by Porter, which only rewrites a word's end: at most its
+        # last two characters are not the word's own, so a word that does not start with a
+        # term's stem less three characters cannot mean that term (tests/unit/test_passages.py
+        # checks it over every pair of Porter suffixes).
+        self._prefixes = tuple({_stem_prefix(t) for t in self.weights})
+        # When every term is such a word, a note's words that can mean one are found by a
+        # search for those beginnings: far fewer than the note's words, which are then
+        # neither split out nor analyzed (most of the time this took, at 50k notes).
+        english = self._prefixes and all(p and p[0] < "\u0400" and "." not in p for p in self._prefixes)
+        self._starts = _word_starts(self._prefixes) if english else None
+
+    def __call__(self, text: str) -> float:
+        if self.total <= 0:
+            return 0.0
+        low = text.lower()
+        if NOSPACE_RE.search(low):  # pairs of characters: words are not substrings to find
+            hits = self._hits(set(words(low)))
+            if len(set(hits.values())) > 1:
+                return self._best(_held_passage_by_passage(low, hits))
+            found = [(0, t) for t in hits.values()]
+        elif self._starts is not None:
+            meaning = self._meaning_of
+            found = [(m.start(), t) for m in self._starts.finditer(low) if (t := meaning(m.group())) is not None]
+        else:
+            found = _positions(low, self._hits(set(words(low))))
+        terms = {t for _, t in found}
+        if len(terms) <= 1:  # one term (or none): any passage holding it is the best
+            return self._best([terms])
+        found.sort()
+        return self._best(_passages_of(low, found))
+
+    def _meaning_of(self, word: str) -> str | None:
+        meaning = self._meaning
+        if word in meaning:
+            return meaning[word]
+        term = self.term_map([word]).get(word)
+        found = meaning[word] = term if term in self.weights else None
+        return found
+
+    def _hits(self, vocab: set[str]) -> dict[str, str]:
+        """The words of `vocab` that mean a query term -> that term."""
+        meaning = self._meaning
+        new = [w for w in vocab if w not in meaning]
+        if new:
+            prefixes = self._prefixes
+            mapped = self.term_map(w for w in new if w[0] >= "\u0400" or w.startswith(prefixes))
+            for w in new:
+                term = mapped.get(w)
+                meaning[w] = term if term in self.weights else None
+        return {w: t for w in vocab if (t := meaning[w]) is not None}
+
+    def _best(self, held_by: Iterable[set[str]]) -> float:
+        best = 0.0
+        for held in held_by:
+            # in the weights' order, so that equal sets always sum to the same float
+            share = sum(w for term, w in self.weights.items() if term in held) / self.total
+            if share > best:
+                best = share
+                if best >= 1.0:
+                    break
+        return min(best, 1.0)
 
 
 def _stem_prefix(term: str) -> str:
-    """What every English word whose stem is `term` starts with ("" when too short to tell)."""
-    return term[: max(len(term) - 3, 1)] if len(term) >= 3 else ""
+    """What every English word whose stem is `term` starts with: Porter never changes a
+    word's first character, nor a word of two characters."""
+    return term[: max(len(term) - 3, 1)]
+
+
+def _word_starts(prefixes: Iterable[str]) -> re.Pattern[str]:
+    """The words (as index/tokens.py splits them: runs of word characters, inner dots
+    joining runs) that begin with one of `prefixes`."""
+    alternatives = "|".join(re.escape(p) for p in sorted(set(prefixes), key=lambda p: (-len(p), p)))
+    return re.compile(rf"(?<!{W})(?<!{W}\.)(?:{alternatives}){W}*(?:\.{W}+)*")
 
 
 def _held_passage_by_passage(low: str, hits: Mapping[str, str]) -> list[set[str]]:
@@ -81,20 +133,33 @@ def _held_passage_by_passage(low: str, hits: Mapping[str, str]) -> list[set[str]
     return out
 
 
-def _held_by_position(low: str, hits: Mapping[str, str]) -> list[set[str]]:
-    """The query terms each passage holds, from where each hit word occurs as a whole
-    word (index/tokens.py: a run of word characters, inner dots joining runs)."""
-    ends = [m.end() for m in BREAK_END.finditer(low)]
-    held: dict[int, set[str]] = {}
+def _positions(low: str, hits: Mapping[str, str]) -> list[tuple[int, str]]:
+    """Where each hit word occurs as a whole word, with the term it means."""
+    found = []
     size = len(low)
     for word, term in hits.items():
         at = low.find(word)
         while at != -1:
-            end = at + len(word)
-            if _whole_word(low, at, end, size):
-                held.setdefault(bisect_right(ends, at), set()).add(term)
+            if _whole_word(low, at, at + len(word), size):
+                found.append((at, term))
             at = low.find(word, at + 1)
-    return list(held.values())
+    return found
+
+
+def _passages_of(low: str, found: list[tuple[int, str]]) -> list[set[str]]:
+    """The query terms each passage holds, from the words' positions in order: two words
+    share a passage unless a break lies between them."""
+    out: list[set[str]] = []
+    held: set[str] = set()
+    before = -1
+    for at, term in found:
+        if before >= 0 and BREAK_END.search(low, before, at) is not None:
+            out.append(held)
+            held = set()
+        held.add(term)
+        before = at
+    out.append(held)
+    return out
 
 
 def _whole_word(text: str, start: int, end: int, size: int) -> bool:
@@ -104,4 +169,4 @@ def _whole_word(text: str, start: int, end: int, size: int) -> bool:
     return not (end < size and (match(text, end) or (text[end] == "." and end + 1 < size and match(text, end + 1))))
 
 
-__all__ = ["coverage", "passages"]
+__all__ = ["Coverage", "coverage", "passages"]

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
 from vaultmem.config import VaultConfig, find_vault, load_config, validate_ghost_name
 from vaultmem.errors import InvalidInput
 from vaultmem.index.healing import Damaged, open_or_rebuild
-from vaultmem.index.statedb import RECORD_CACHE_MAX, NoteRecord, StateDB
+from vaultmem.index.statedb import RECORD_CACHE_MAX, StateDB, filter_record
 from vaultmem.paths import StatePaths
 from vaultmem.vault.layout import Location, can_read, can_write
 
@@ -79,7 +79,7 @@ class Indexes:
         self._graph: tuple[str, LinkGraph] | None = None
         self._projects: tuple[str, list[str]] | None = None
         self._owners: tuple[tuple[int, int], dict[str, str], set[str]] | None = None
-        self._metas: dict[str, tuple[NoteRecord, dict[str, Any]]] = {}
+        self._metas: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {}  # by the row they come from
 
     @property
     def db(self) -> StateDB:
@@ -236,7 +236,7 @@ class Indexes:
     def note_lookup(self) -> NoteLookup:
         """For dense search: a chunk id's owner key -> the note's filter metadata, read from
         the state db (see VectorIndex.search). The key -> path map is rebuilt after any
-        change to the db; a record's metadata is kept while the db returns the same record."""
+        change to the db; a note's metadata is kept while its row reads the same."""
         from vaultmem.index.documents import doc_for
         from vaultmem.index.vectors import note_metadata, owner_key
 
@@ -260,17 +260,17 @@ class Indexes:
 
         def lookup(keys: set[str]) -> dict[str, dict[str, Any]]:
             wanted = {k: owners[k] for k in keys if k in owners}
-            records = db.by_paths(wanted.values())
+            rows = db.filter_rows(wanted.values())
             out: dict[str, dict[str, Any]] = {}
             for k, path in wanted.items():
-                rec = records.get(path)
-                if rec is None or rec.status != "note":
+                row = rows.get(path)
+                if row is None:
                     continue
                 seen = metas.get(path)
-                if seen is None or seen[0] is not rec:
+                if seen is None or seen[0] != row:
                     if len(metas) > RECORD_CACHE_MAX:
                         metas.clear()
-                    seen = metas[path] = (rec, note_metadata(doc_for(rec, "")))
+                    seen = metas[path] = (row, note_metadata(doc_for(filter_record(row), "")))
                 out[k] = seen[1]
             return out
 
