@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -286,6 +287,22 @@ def test_edited_file_loses_its_old_words(live: Watcher) -> None:
     wait_until(lambda: search_paths(vault, "ocelotnew") == ["shared/edited.md"], timeout=BUDGET_S)
     assert search_paths(vault, "ocelotold") == []
     assert search_paths(vault, "capybarashared").count("shared/edited.md") == 1
+
+
+def test_posting_lists_are_decoded_ahead_at_start_and_after_an_edit(live: Watcher) -> None:
+    """The watcher decodes the index's posting lists when it starts and, once idle again,
+    those of the segment an edit wrote (FullTextIndex.warm), so searches read none."""
+    log = live.vault / ".vaultmem" / "watcher.log"
+
+    def decoded() -> list[int]:
+        return [int(m) for m in re.findall(r"posting lists decoded: (\d+) held", log.read_text())]
+
+    wait_until(lambda: len(decoded()) >= 1, timeout=BUDGET_S)
+    before = decoded()
+    (live.vault / "shared" / "warmed.md").write_text("# Warmed\n\nThe quetzalwarm note.\n")
+    wait_until(lambda: search_paths(live.vault, "quetzalwarm") == ["shared/warmed.md"], timeout=BUDGET_S)
+    wait_until(lambda: len(decoded()) > len(before), timeout=BUDGET_S)
+    assert decoded()[-1] > 0
 
 
 def test_renamed_folder_keeps_ids(live: Watcher) -> None:

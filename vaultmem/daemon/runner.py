@@ -332,14 +332,20 @@ class Watcher:
         for name in WARM_MODULES:
             with contextlib.suppress(ImportError):
                 importlib.import_module(name)
-        self.app.indexes.fulltext().warm()
+        # The posting lists (~2 s at 50k notes) until the first request: the rest when idle.
+        self.cold_segments = True
+        self._warm_more()
 
     def _warm_more(self) -> None:
         """Decode the posting lists of the segments an index update wrote (a new one per
         commit, a merged one now and then) while nothing else waits: a search meanwhile
         would decode what it needs itself, a merged segment's in ~0.1 s at 50k notes."""
         try:
-            self.cold_segments = not self.app.indexes.fulltext().warm(keep_going=self._idle)
+            fulltext = self.app.indexes.fulltext()
+            started, before = time.monotonic(), fulltext.postings_held
+            self.cold_segments = not fulltext.warm(keep_going=self._idle)
+            if not self.cold_segments and fulltext.postings_held != before:
+                log.info("posting lists decoded: %d held (%.2f s)", fulltext.postings_held, time.monotonic() - started)
         except Exception as exc:  # Whoosh's own types; searches read on demand, as before
             self.cold_segments = False
             log.warning("decoding posting lists ahead failed: %s: %s", type(exc).__name__, exc)

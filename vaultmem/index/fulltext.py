@@ -411,6 +411,11 @@ class FullTextIndex:
         self._warm_segments = set(readers)
         return True
 
+    @property
+    def postings_held(self) -> int:
+        """Postings decoded and kept in memory now (warm, and what searches read)."""
+        return int(self._segments.held) if self._segments is not None else 0
+
     def count(self, filters: Filters) -> int:
         return int(self._filter_docs(self._current_searcher(), filters).sum())
 
