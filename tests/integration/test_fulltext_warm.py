@@ -34,17 +34,25 @@ def _results(ix: FullTextIndex) -> list[list[tuple[str, float]]]:
     return [[(h.path, h.score) for h in ix.search(q, FILTERS, 15)] for q in QUERIES]
 
 
+class _Reads(list[tuple[str, str]]):
+    def __init__(self) -> None:
+        super().__init__()
+        self.segments: list[str] = []
+
+
 @pytest.fixture
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     """The (field, term) whose posting lists are decoded from the index (a word a segment
-    does not hold is looked up in its lexicon and found missing, nothing to decode)."""
-    seen: list[tuple[str, str]] = []
+    does not hold is looked up in its lexicon and found missing, nothing to decode), and
+    in `reads.segments` the segment of each."""
+    seen = _Reads()
     decode = bm25.postings
 
     def counted(reader: Any, field: str, term: str) -> Any:
         got = decode(reader, field, term)
         if len(got[0]):
             seen.append((field, term))
+            seen.segments.append(bm25.SegmentCache.segment_key(reader))
         return got
 
     monkeypatch.setattr(bm25, "postings", counted)
@@ -78,6 +86,7 @@ def test_warm_decodes_every_posting_list_once_and_changes_no_result(
     # stop at once stops, leaving it for the next.
     (root / "shared" / "zebra.md").write_text("---\ntitle: Zebra\n---\nA zebrafinch sang by the vector index.\n")
     Cli(root).ok("index")
+    monkeypatch.setattr(fulltext, "WARM_STEP_WORDS", 5)  # a step smaller than the new segment
     assert ix.warm(keep_going=lambda: False) is False
     reads.clear()
     assert ix.warm() is True
@@ -107,4 +116,34 @@ def test_warm_keeps_to_its_budget_commonest_words_first(tmp_path: Path, reads: l
     assert max(frequency, key=lambda k: frequency[k]) in reads
     left_out = [df for key, df in frequency.items() if key not in set(reads)]
     assert left_out and min(left_out) > budget - ix._segments.held
+    ix.close()
+
+
+def test_an_interrupted_warm_up_goes_on_where_it_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reads: _Reads
+) -> None:
+    """Requests keep interrupting the watcher's warm-up: each call must take it further,
+    never start it over, or it would never end."""
+    root = make_vault(tmp_path / "v")
+    generate(root, 120)
+    monkeypatch.setattr(fulltext, "SEGMENT_CHARS", 30_000)
+    Cli(root).ok("index", "--full")
+    monkeypatch.setattr(fulltext, "WARM_STEP_WORDS", 50)
+    monkeypatch.setattr(fulltext, "WARM_STEP_LISTS", 20)
+    ix = FullTextIndex(root / ".vaultmem" / "whoosh")
+    asked = 0
+
+    def every_third_says_stop() -> bool:
+        nonlocal asked
+        asked += 1
+        return asked % 3 != 0
+
+    rounds = 1
+    while not ix.warm(keep_going=every_third_says_stop):
+        rounds += 1
+        assert rounds < 10_000
+    assert rounds > 10
+    decoded = list(zip(reads.segments, reads, strict=True))
+    assert len(decoded) == len(set(decoded))  # no posting list read twice
+    assert ix._segments.held == _postings_in(ix)
     ix.close()

@@ -157,6 +157,7 @@ class Watcher:
         self._trim = trimmer()
         # Whoosh segments written since the posting lists were last decoded (_warm_more).
         self.cold_segments = False
+        self._warming_since: tuple[float, int] | None = None  # when, and postings held then
 
     @property
     def app(self) -> App:
@@ -342,12 +343,18 @@ class Watcher:
         would decode what it needs itself, a merged segment's in ~0.1 s at 50k notes."""
         try:
             fulltext = self.app.indexes.fulltext()
-            started, before = time.monotonic(), fulltext.postings_held
+            if self._warming_since is None:
+                self._warming_since = (time.monotonic(), fulltext.postings_held)
             self.cold_segments = not fulltext.warm(keep_going=self._idle)
-            if not self.cold_segments and fulltext.postings_held != before:
-                log.info("posting lists decoded: %d held (%.2f s)", fulltext.postings_held, time.monotonic() - started)
+            if not self.cold_segments:
+                started, before = self._warming_since
+                self._warming_since = None
+                if fulltext.postings_held != before:
+                    seconds = time.monotonic() - started
+                    log.info("posting lists decoded: %d held (%.2f s)", fulltext.postings_held, seconds)
         except Exception as exc:  # Whoosh's own types; searches read on demand, as before
             self.cold_segments = False
+            self._warming_since = None
             log.warning("decoding posting lists ahead failed: %s: %s", type(exc).__name__, exc)
 
     def _idle(self) -> bool:
@@ -493,6 +500,7 @@ class Watcher:
             self.app.close()
             self._app = self._open_app()
             self._load_model(self._app)
+            self.cold_segments = True  # a new index object: its posting lists to decode again
         else:
             self.app.indexes.config = config  # views share it
         for warning in config.warnings:

@@ -7,12 +7,14 @@ quotes, paths, dates and operators are plain words and nothing a user types can 
 
 from __future__ import annotations
 
+import itertools
 import os
 import pickle
 import shutil
 import struct
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
+from dataclasses import field as dataclass_field
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,9 @@ from vaultmem.paths import WHOOSH_SCHEMA
 
 # The watcher decodes the posting lists when it starts, the commonest words first (warm).
 WARM_POSTINGS = 8_000_000  # ~16 bytes each: up to ~130 MB
+# Between two questions to keep_going: words listed (~3 ms), posting lists decoded (~3 ms).
+WARM_STEP_WORDS = 1024
+WARM_STEP_LISTS = 64
 
 SCHEMA_VERSION = "w10"  # w10: every script tokenized (index/tokens.py), Snowball for ru/ar/hi
 
@@ -148,6 +153,18 @@ class LexicalHit:
     score: float
 
 
+@dataclass(slots=True)
+class _Warming:
+    """A warm-up under way (FullTextIndex.warm) for one searcher: the words of its cold
+    segments, gathered a step at a time, then decoded commonest first from `at` on."""
+
+    searcher: Any
+    gather: Iterator[tuple[int, str, str, str]]
+    words: list[tuple[int, str, str, str]] = dataclass_field(default_factory=list)
+    gathered: bool = False
+    at: int = 0
+
+
 class FullTextIndex:
     """One Whoosh index under .vaultmem/whoosh. Open it once per process."""
 
@@ -160,6 +177,7 @@ class FullTextIndex:
         self._segment_masks: dict[tuple[str, Filters], Any] = {}  # (segment, timeless filter) → its mask
         self._segments: Any = None  # bm25.SegmentCache, made on first search
         self._warm_segments: set[str] = set()  # segments whose postings warm() decoded
+        self._warming: _Warming | None = None  # a warm-up under way
         marker = directory / WHOOSH_SCHEMA
         ix = _open_existing(directory, clear_old=True)
         if ix is not None:
@@ -379,8 +397,12 @@ class FullTextIndex:
         long-lived process (the watcher) reads none: at 50k notes the ~6M postings of the
         index take ~2 s and ~110 MB to decode, and a first query decoding its own spent ~9 ms
         of ~50 on it. A segment is warmed once (they never change): after an edit only the
-        new one is read. `keep_going` is asked between words: the watcher stops warming when
-        a request comes and goes on when idle again. Returns whether every segment is warm."""
+        new one is read.
+
+        `keep_going` is asked every few milliseconds of work: the watcher stops warming when
+        a request comes and the next call goes on where this one stopped (a warm-up that
+        started over each time would never end while requests keep coming). Returns whether
+        every segment is warm."""
         from vaultmem.index import bm25
 
         searcher = self._current_searcher()
@@ -389,27 +411,41 @@ class FullTextIndex:
         cache = self._segments
         # Room for the warm postings and as many again for what queries read besides.
         cache.max_postings = max(cache.max_postings, 2 * postings)
-        cold: list[tuple[int, Any, str, str]] = []
-        for sub, _ in searcher.leaf_searchers():
-            reader = sub.reader()
-            key = cache.segment_key(reader)
-            if key in self._warm_segments:
-                continue
+        readers = {cache.segment_key(sub.reader()): sub.reader() for sub, _ in searcher.leaf_searchers()}
+        going = keep_going or (lambda: True)
+        state = self._warming
+        if state is None or state.searcher is not searcher:
+            cold = [(key, reader) for key, reader in readers.items() if key not in self._warm_segments]
+            state = self._warming = _Warming(searcher, self._words_of(cold))
+        while not state.gathered:
+            before = len(state.words)
+            state.words.extend(itertools.islice(state.gather, WARM_STEP_WORDS))
+            if len(state.words) - before < WARM_STEP_WORDS:
+                state.words.sort(key=lambda w: -w[0])
+                state.gathered = True
+            elif not going():
+                return False
+        for n in range(state.at, len(state.words)):
+            if n % WARM_STEP_LISTS == 0 and n > state.at and not going():
+                state.at = n
+                return False
+            df, key, field, term = state.words[n]
+            if cache.held + df <= postings:  # else read on demand
+                cache.postings(readers[key], field, term)
+        self._warm_segments = set(readers)
+        self._warming = None
+        return True
+
+    def _words_of(self, segments: list[tuple[str, Any]]) -> Iterator[tuple[int, str, str, str]]:
+        """(document frequency, segment, field, word) of every word of `segments`; their
+        field lengths are decoded on the way."""
+        assert self._segments is not None
+        for key, reader in segments:
             for field in FIELD_BOOSTS:
-                cache.lengths(reader, field)
+                self._segments.lengths(reader, field)
                 for text, info in reader.iter_field(field):
                     term = text.decode("utf-8") if isinstance(text, bytes) else str(text)
-                    cold.append((int(info.doc_frequency()), key, field, term))
-        readers = {cache.segment_key(sub.reader()): sub.reader() for sub, _ in searcher.leaf_searchers()}
-        cold.sort(key=lambda c: -c[0])
-        for n, (df, key, field, term) in enumerate(cold):
-            if cache.held + df > postings:
-                continue  # read on demand
-            if keep_going is not None and n % 256 == 0 and not keep_going():
-                return False
-            cache.postings(readers[key], field, term)
-        self._warm_segments = set(readers)
-        return True
+                    yield int(info.doc_frequency()), key, field, term
 
     @property
     def postings_held(self) -> int:
