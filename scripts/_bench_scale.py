@@ -322,7 +322,9 @@ class Scale:
             b.rows.append(self.row(area, "all", f"n/a ({exc})"))
             return
         try:
-            b.rows.append(self.row(area, "start to ready (catch-up)", secs(ready_s), "", "", note))
+            b.rows.append(
+                self.row(area, "start to ready (catch-up, model, posting lists)", secs(ready_s), "", "", note)
+            )
             if vectors:
                 b.add(area, "`search --mode hybrid`", "p50 < 50 ms", lambda: b.watched_search(v, "hybrid"))
             b.add(area, "`search --mode bm25`", "", lambda: b.watched_search(v, "bm25"))

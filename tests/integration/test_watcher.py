@@ -298,6 +298,7 @@ def test_posting_lists_are_decoded_ahead_at_start_and_after_an_edit(live: Watche
         return [int(m) for m in re.findall(r"posting lists decoded: (\d+) held", log.read_text())]
 
     wait_until(lambda: len(decoded()) >= 1, timeout=BUDGET_S)
+    wait_until(lambda: ok(live.vault, "status")["watcher"].get("postings") == "ready", timeout=BUDGET_S)
     before = decoded()
     (live.vault / "shared" / "warmed.md").write_text("# Warmed\n\nThe quetzalwarm note.\n")
     wait_until(lambda: search_paths(live.vault, "quetzalwarm") == ["shared/warmed.md"], timeout=BUDGET_S)

@@ -352,12 +352,17 @@ class Watcher:
                 if fulltext.postings_held != before:
                     seconds = time.monotonic() - started
                     log.info("posting lists decoded: %d held (%.2f s)", fulltext.postings_held, seconds)
+                with contextlib.suppress(OSError):
+                    self.status.write()
         except Exception as exc:  # Whoosh's own types; searches read on demand, as before
             self.cold_segments = False
             self._warming_since = None
             log.warning("decoding posting lists ahead failed: %s: %s", type(exc).__name__, exc)
 
     def _idle(self) -> bool:
+        # Hand the GIL over first: the request server's thread needs it for every step of
+        # taking a request in, and would otherwise wait the switch interval (5 ms) each time.
+        time.sleep(0)
         return not (self.jobs or self.waiters or self.stopping or self.debounce.due_in(time.monotonic()) == 0)
 
     def _load_model(self, app: App) -> None:
@@ -601,6 +606,8 @@ class Watcher:
             "socket": self.socket_path,
             "state": self.state,
             "model": self._model_state(),
+            # "decoding" while the posting lists are decoded ahead (_warm_more), then "ready"
+            "postings": "decoding" if self.cold_segments else "ready",
             "served": self.served,
             "reconciles": self.reconciles,
             "queue": queue,
@@ -624,6 +631,8 @@ class Watcher:
             "started": self.started,
             "state": self.state,
             "model": self._model_state(),
+            # "decoding" while the posting lists are decoded ahead (_warm_more), then "ready"
+            "postings": "decoding" if self.cold_segments else "ready",
             "events": self.events,
             "rescan_interval": self.rescan_s,
             "idle_exit_s": self.settings.idle_exit_s,
