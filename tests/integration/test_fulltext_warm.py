@@ -97,25 +97,33 @@ def test_warm_decodes_every_posting_list_once_and_changes_no_result(
     ix.close()
 
 
-def test_warm_keeps_to_its_budget_commonest_words_first(tmp_path: Path, reads: list[tuple[str, str]]) -> None:
+def test_warm_keeps_to_its_budget_whole_segments_and_changes_no_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = make_vault(tmp_path / "v")
-    generate(root, 80)
+    generate(root, 120)
+    monkeypatch.setattr(fulltext, "SEGMENT_CHARS", 30_000)
     Cli(root).ok("index", "--full")
-    ix = FullTextIndex(root / ".vaultmem" / "whoosh")
-    reader = ix._current_searcher().leaf_searchers()[0][0].reader()
-    frequency = {
-        (field, text.decode() if isinstance(text, bytes) else text): info.doc_frequency()
-        for field in FIELD_BOOSTS
-        for text, info in reader.iter_field(field)
+    directory = root / ".vaultmem" / "whoosh"
+    cold = FullTextIndex(directory)
+    expected = _results(cold)
+    cold.close()
+    ix = FullTextIndex(directory)
+    readers = [sub.reader() for sub, _ in ix._current_searcher().leaf_searchers()]
+    size = {
+        id(r): sum(info.doc_frequency() for field in FIELD_BOOSTS for _, info in r.iter_field(field)) for r in readers
     }
-    budget = _postings_in(ix) // 4
+    budget = sum(size.values()) // 2
     assert ix.warm(postings=budget) is True
-    assert 0 < ix._segments.held <= budget
-    # The commonest first: each word left out was too long for what the budget had left
-    # when its turn came, and the commonest word of all was read.
-    assert max(frequency, key=lambda k: frequency[k]) in reads
-    left_out = [df for key, df in frequency.items() if key not in set(reads)]
-    assert left_out and min(left_out) > budget - ix._segments.held
+    cache = ix._segments
+    assert 0 < cache.held <= budget
+    whole = [r for r in readers if cache.is_whole(r)]
+    left = [r for r in readers if not cache.is_whole(r)]
+    assert whole and left
+    assert cache.held == sum(size[id(r)] for r in whole)
+    # a segment left out would not have fitted in what the budget had left at its turn
+    assert all(size[id(r)] > budget - cache.held for r in left)
+    assert _results(ix) == expected  # the rest is read on demand
     ix.close()
 
 

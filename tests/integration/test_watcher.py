@@ -289,21 +289,17 @@ def test_edited_file_loses_its_old_words(live: Watcher) -> None:
     assert search_paths(vault, "capybarashared").count("shared/edited.md") == 1
 
 
-def test_posting_lists_are_decoded_ahead_at_start_and_after_an_edit(live: Watcher) -> None:
-    """The watcher decodes the index's posting lists when it starts and, once idle again,
-    those of the segment an edit wrote (FullTextIndex.warm), so searches read none."""
+def test_posting_lists_are_decoded_ahead_at_start(live: Watcher) -> None:
+    """The watcher decodes the index's posting lists when it starts (FullTextIndex.warm),
+    says so in its log and in `status`; a segment an edit writes is read on demand."""
     log = live.vault / ".vaultmem" / "watcher.log"
-
-    def decoded() -> list[int]:
-        return [int(m) for m in re.findall(r"posting lists decoded: (\d+) held", log.read_text())]
-
-    wait_until(lambda: len(decoded()) >= 1, timeout=BUDGET_S)
+    wait_until(
+        lambda: re.search(r"posting lists decoded: [1-9]\d* held", log.read_text()) is not None, timeout=BUDGET_S
+    )
     wait_until(lambda: ok(live.vault, "status")["watcher"].get("postings") == "ready", timeout=BUDGET_S)
-    before = decoded()
     (live.vault / "shared" / "warmed.md").write_text("# Warmed\n\nThe quetzalwarm note.\n")
     wait_until(lambda: search_paths(live.vault, "quetzalwarm") == ["shared/warmed.md"], timeout=BUDGET_S)
-    wait_until(lambda: len(decoded()) > len(before), timeout=BUDGET_S)
-    assert decoded()[-1] > 0
+    assert ok(live.vault, "status")["watcher"].get("postings") == "ready"
 
 
 def test_renamed_folder_keeps_ids(live: Watcher) -> None:

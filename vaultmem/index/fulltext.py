@@ -24,7 +24,7 @@ from vaultmem.index.healing import Damaged
 from vaultmem.paths import WHOOSH_SCHEMA
 
 # The watcher decodes the posting lists when it starts, the commonest words first (warm).
-WARM_POSTINGS = 8_000_000  # ~16 bytes each: up to ~130 MB
+WARM_POSTINGS = 8_000_000  # ~12 bytes each: up to ~100 MB
 # Between two questions to keep_going: words listed (~1 ms), posting lists decoded (~1 ms).
 WARM_STEP_WORDS = 256
 WARM_STEP_LISTS = 16
@@ -155,14 +155,22 @@ class LexicalHit:
 
 @dataclass(slots=True)
 class _Warming:
-    """A warm-up under way (FullTextIndex.warm) for one searcher: the words of its cold
-    segments, gathered a step at a time, then decoded commonest first from `at` on."""
+    """A warm-up under way (FullTextIndex.warm) for one searcher: its cold segments, largest
+    first, and of the one being decoded, its words (gathered a step at a time) and the
+    lists decoded so far."""
 
     searcher: Any
-    gather: Iterator[tuple[int, str, str, str]]
-    words: list[tuple[int, str, str, str]] = dataclass_field(default_factory=list)
+    segments: list[Any]  # readers still to warm, the one under way first
+    gather: Iterator[tuple[str, str, int]] | None = None  # its words, while they are listed
+    words: list[tuple[str, str]] = dataclass_field(default_factory=list)  # its (field, term)s
     gathered: bool = False
-    at: int = 0
+    size: int = 0  # its postings
+    fill: Any = None  # bm25.SegmentFill of its lists decoded so far
+    done: int = 0  # how many
+
+    def next_segment(self) -> None:
+        self.segments.pop(0)
+        self.gather, self.words, self.gathered, self.size, self.fill, self.done = None, [], False, 0, None, 0
 
 
 class FullTextIndex:
@@ -393,59 +401,67 @@ class FullTextIndex:
 
     def warm(self, postings: int = WARM_POSTINGS, keep_going: Callable[[], bool] | None = None) -> bool:
         """Open the searcher and decode every segment's field lengths and posting lists now,
-        the commonest words first, up to `postings` postings, so that a search in a
-        long-lived process (the watcher) reads none: at 50k notes the ~6M postings of the
-        index take ~2 s and ~110 MB to decode, and a first query decoding its own spent ~9 ms
-        of ~50 on it. A segment is warmed once (they never change): after an edit only the
-        new one is read.
+        the largest segments first, as long as the postings held stay within `postings`, so
+        that a search in a long-lived process (the watcher) reads none: at 50k notes the
+        ~6M postings of the index take ~2 s and ~75 MB, and a first query decoding its own
+        spent ~9 ms of ~50 on it. A segment is warmed once (they never change): after an
+        edit only the new one is read; one that does not fit is read on demand.
 
         `keep_going` is asked every few milliseconds of work: the watcher stops warming when
         a request comes and the next call goes on where this one stopped (a warm-up that
         started over each time would never end while requests keep coming). Returns whether
-        every segment is warm."""
+        every segment is done."""
         from vaultmem.index import bm25
 
         searcher = self._current_searcher()
         if self._segments is None:
             self._segments = bm25.SegmentCache()
         cache = self._segments
-        # Room for the warm postings and as many again for what queries read besides.
-        cache.max_postings = max(cache.max_postings, 2 * postings)
-        readers = {cache.segment_key(sub.reader()): sub.reader() for sub, _ in searcher.leaf_searchers()}
         going = keep_going or (lambda: True)
         state = self._warming
         if state is None or state.searcher is not searcher:
-            cold = [(key, reader) for key, reader in readers.items() if key not in self._warm_segments]
-            state = self._warming = _Warming(searcher, self._words_of(cold))
-        while not state.gathered:
-            before = len(state.words)
-            state.words.extend(itertools.islice(state.gather, WARM_STEP_WORDS))
-            if len(state.words) - before < WARM_STEP_WORDS:
-                state.words.sort(key=lambda w: -w[0])
-                state.gathered = True
-            elif not going():
-                return False
-        for n in range(state.at, len(state.words)):
-            if n % WARM_STEP_LISTS == 0 and n > state.at and not going():
-                state.at = n
-                return False
-            df, key, field, term = state.words[n]
-            if cache.held + df <= postings:  # else read on demand
-                cache.postings(readers[key], field, term)
-        self._warm_segments = set(readers)
+            readers = [sub.reader() for sub, _ in searcher.leaf_searchers()]
+            cold = [r for r in readers if cache.segment_key(r) not in self._warm_segments]
+            cold.sort(key=lambda r: -r.doc_count_all())
+            state = self._warming = _Warming(searcher, cold)
+        while state.segments:
+            reader = state.segments[0]
+            if state.gather is None:
+                state.gather = self._words_of(reader)
+            while not state.gathered:
+                step = list(itertools.islice(state.gather, WARM_STEP_WORDS))
+                state.words.extend((field, term) for field, term, _ in step)
+                state.size += sum(df for _, _, df in step)
+                if len(step) < WARM_STEP_WORDS:
+                    state.gathered = True
+                elif not going():
+                    return False
+            if cache.held + state.size <= postings:  # else its lists are read on demand
+                if state.fill is None:
+                    state.fill = bm25.SegmentFill(state.size)
+                while state.done < len(state.words):
+                    if state.done % WARM_STEP_LISTS == 0 and state.done and not going():
+                        return False
+                    field, term = state.words[state.done]
+                    state.fill.add(field, term, *bm25.postings(reader, field, term))
+                    state.done += 1
+                cache.add_segment(reader, state.fill.done())
+            self._warm_segments.add(cache.segment_key(reader))
+            state.next_segment()
+        live = {cache.segment_key(sub.reader()) for sub, _ in searcher.leaf_searchers()}
+        self._warm_segments &= live
         self._warming = None
         return True
 
-    def _words_of(self, segments: list[tuple[str, Any]]) -> Iterator[tuple[int, str, str, str]]:
-        """(document frequency, segment, field, word) of every word of `segments`; their
-        field lengths are decoded on the way."""
+    def _words_of(self, reader: Any) -> Iterator[tuple[str, str, int]]:
+        """(field, word, document frequency) of every word of a segment; its field lengths
+        are decoded on the way."""
         assert self._segments is not None
-        for key, reader in segments:
-            for field in FIELD_BOOSTS:
-                self._segments.lengths(reader, field)
-                for text, info in reader.iter_field(field):
-                    term = text.decode("utf-8") if isinstance(text, bytes) else str(text)
-                    yield int(info.doc_frequency()), key, field, term
+        for field in FIELD_BOOSTS:
+            self._segments.lengths(reader, field)
+            for text, info in reader.iter_field(field):
+                term = text.decode("utf-8") if isinstance(text, bytes) else str(text)
+                yield field, term, int(info.doc_frequency())
 
     @property
     def postings_held(self) -> int:
