@@ -24,7 +24,7 @@ from vaultmem.index.healing import Damaged
 from vaultmem.paths import WHOOSH_SCHEMA
 
 # The watcher decodes the posting lists when it starts, the commonest words first (warm).
-WARM_POSTINGS = 8_000_000  # ~12 bytes each: up to ~100 MB
+WARM_POSTINGS = 8_000_000  # ~16 bytes each: up to ~130 MB
 # Between two questions to keep_going: words listed (~1 ms), posting lists decoded (~1 ms).
 WARM_STEP_WORDS = 256
 WARM_STEP_LISTS = 16
@@ -403,7 +403,7 @@ class FullTextIndex:
         """Open the searcher and decode every segment's field lengths and posting lists now,
         the largest segments first, as long as the postings held stay within `postings`, so
         that a search in a long-lived process (the watcher) reads none: at 50k notes the
-        ~6M postings of the index take ~2 s and ~75 MB, and a first query decoding its own
+        ~6M postings of the index take ~2 s and ~100 MB, and a first query decoding its own
         spent ~9 ms of ~50 on it. A segment is warmed once (they never change): after an
         edit only the new one is read; one that does not fit is read on demand.
 
