@@ -450,7 +450,7 @@ class Bench:
                 f"peak RSS {mb(r.maxrss_mb)}",
             ]
             if vectors:
-                chunks = data.get("embedded_chunks")
+                chunks = int(data.get("embedded_chunks") or 0) + int(data.get("kept_chunks") or 0)  # stored
                 if isinstance(chunks, int) and chunks:
                     figure += f" · {rate(chunks, r.seconds, 'chunks')}"
                     extra.insert(1, f"{chunks:,} chunks")
@@ -1187,7 +1187,7 @@ class Bench:
             data = r.json()
             v.indexed = True
             added = int(data.get("added", 0))
-            chunks = data.get("embedded_chunks")
+            chunks = int(data.get("embedded_chunks") or 0) + int(data.get("kept_chunks") or 0)  # stored
             figure = f"{rate(added, r.seconds, 'notes')} ({secs(r.seconds)})"
             if isinstance(chunks, int) and chunks:
                 figure += f" · {rate(chunks, r.seconds, 'chunks')}"

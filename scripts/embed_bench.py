@@ -159,8 +159,9 @@ def measure(vault: Path, repeat: int) -> dict[str, Any]:
                 cpu["index"].append(time.process_time() - cpu_start)
             results["vectors"].append(stage[0] if stage else float("nan"))
             chunks = len(texts)
-            if chunks != report.embedded_chunks:
-                _log(f"{report.embedded_chunks} chunks stored, {chunks} embedded (repeated texts embed once)")
+            stored = report.embedded_chunks + report.kept_chunks
+            if chunks != stored:
+                _log(f"{stored} chunks stored, {chunks} embedded (repeated texts embed once)")
             snapshot = list(texts)
             cpu_start = time.process_time()
             results["raw"].append(timed(lambda snapshot=snapshot: exported.embed(snapshot)))

@@ -303,7 +303,8 @@ class IndexReport(Result):
     seconds: float = 0.0
     fulltext_docs: int = 0
     embedded_notes: int = 0
-    embedded_chunks: int = 0
+    embedded_chunks: int = 0  # chunk texts the model embedded
+    kept_chunks: int = 0  # chunks of those notes whose text, unchanged, kept its stored vector
     vectors: str = "none"
 
     def to_dict(self) -> dict[str, Any]:

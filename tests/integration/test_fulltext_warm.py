@@ -5,6 +5,7 @@ reads each segment once, stops when asked, and keeps within its budget."""
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,18 +21,38 @@ QUERIES = ["vector index", "graph link budget", "memory agent ghost", "token"]
 FILTERS = Filters(readers=("public", "ghost:alice"), now=int(time.time()))
 
 
+def _size(reader: Any) -> int:
+    """Postings of one segment, as its lexicon counts them."""
+    return sum(info.doc_frequency() for field in FIELD_BOOSTS for _, info in reader.iter_field(field))
+
+
 def _postings_in(ix: FullTextIndex) -> int:
-    searcher = ix._current_searcher()
-    return sum(
-        info.doc_frequency()
-        for sub, _ in searcher.leaf_searchers()
-        for field in FIELD_BOOSTS
-        for _, info in sub.reader().iter_field(field)
-    )
+    return sum(_size(sub.reader()) for sub, _ in ix._current_searcher().leaf_searchers())
 
 
 def _results(ix: FullTextIndex) -> list[list[tuple[str, float]]]:
     return [[(h.path, h.score) for h in ix.search(q, FILTERS, 15)] for q in QUERIES]
+
+
+@dataclass(frozen=True)
+class Segmented:
+    root: Path
+    directory: Path
+    expected: list[list[tuple[str, float]]]  # QUERIES' results from a cold index
+
+
+@pytest.fixture
+def segmented(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Segmented:
+    """A 120-note vault indexed in several segments, and what a cold index answers."""
+    root = make_vault(tmp_path / "v")
+    generate(root, 120)
+    monkeypatch.setattr(fulltext, "SEGMENT_CHARS", 30_000)
+    Cli(root).ok("index", "--full")
+    directory = root / ".vaultmem" / "whoosh"
+    cold = FullTextIndex(directory)
+    expected = _results(cold)
+    cold.close()
+    return Segmented(root, directory, expected)
 
 
 class _Reads(list[tuple[str, str]]):
@@ -60,19 +81,10 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
 
 
 def test_warm_decodes_every_posting_list_once_and_changes_no_result(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reads: list[tuple[str, str]]
+    segmented: Segmented, monkeypatch: pytest.MonkeyPatch, reads: list[tuple[str, str]]
 ) -> None:
-    root = make_vault(tmp_path / "v")
-    generate(root, 120)
-    monkeypatch.setattr(fulltext, "SEGMENT_CHARS", 30_000)  # several segments
-    Cli(root).ok("index", "--full")
-    directory = root / ".vaultmem" / "whoosh"
-
-    cold = FullTextIndex(directory)
-    expected = _results(cold)
-    cold.close()
-
-    ix = FullTextIndex(directory)
+    root, expected = segmented.root, segmented.expected
+    ix = FullTextIndex(segmented.directory)
     assert len(ix._current_searcher().leaf_searchers()) >= 2
     assert all(expected), "every query finds something"
     assert ix.warm() is True
@@ -97,22 +109,10 @@ def test_warm_decodes_every_posting_list_once_and_changes_no_result(
     ix.close()
 
 
-def test_warm_keeps_to_its_budget_whole_segments_and_changes_no_result(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    root = make_vault(tmp_path / "v")
-    generate(root, 120)
-    monkeypatch.setattr(fulltext, "SEGMENT_CHARS", 30_000)
-    Cli(root).ok("index", "--full")
-    directory = root / ".vaultmem" / "whoosh"
-    cold = FullTextIndex(directory)
-    expected = _results(cold)
-    cold.close()
-    ix = FullTextIndex(directory)
+def test_warm_keeps_to_its_budget_whole_segments_and_changes_no_result(segmented: Segmented) -> None:
+    ix = FullTextIndex(segmented.directory)
     readers = [sub.reader() for sub, _ in ix._current_searcher().leaf_searchers()]
-    size = {
-        id(r): sum(info.doc_frequency() for field in FIELD_BOOSTS for _, info in r.iter_field(field)) for r in readers
-    }
+    size = {id(r): _size(r) for r in readers}
     budget = sum(size.values()) // 2
     assert ix.warm(postings=budget) is True
     cache = ix._segments
@@ -123,22 +123,18 @@ def test_warm_keeps_to_its_budget_whole_segments_and_changes_no_result(
     assert cache.held == sum(size[id(r)] for r in whole)
     # a segment left out would not have fitted in what the budget had left at its turn
     assert all(size[id(r)] > budget - cache.held for r in left)
-    assert _results(ix) == expected  # the rest is read on demand
+    assert _results(ix) == segmented.expected  # the rest is read on demand
     ix.close()
 
 
 def test_an_interrupted_warm_up_goes_on_where_it_stopped(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reads: _Reads
+    segmented: Segmented, monkeypatch: pytest.MonkeyPatch, reads: _Reads
 ) -> None:
     """Requests keep interrupting the watcher's warm-up: each call must take it further,
     never start it over, or it would never end."""
-    root = make_vault(tmp_path / "v")
-    generate(root, 120)
-    monkeypatch.setattr(fulltext, "SEGMENT_CHARS", 30_000)
-    Cli(root).ok("index", "--full")
     monkeypatch.setattr(fulltext, "WARM_STEP_WORDS", 50)
     monkeypatch.setattr(fulltext, "WARM_STEP_LISTS", 20)
-    ix = FullTextIndex(root / ".vaultmem" / "whoosh")
+    ix = FullTextIndex(segmented.directory)
     asked = 0
 
     def every_third_says_stop() -> bool:

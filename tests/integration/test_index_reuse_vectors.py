@@ -87,6 +87,7 @@ def test_editing_one_paragraph_of_a_30_chunk_note_embeds_one_chunk(
     calls, texts = hash_embedder.calls, hash_embedder.texts
     report = hcli.ok("index")
     assert report["updated"] == 1
+    assert (report["embedded_chunks"], report["kept_chunks"]) == (1, 29)  # what `index --json` says
     assert hash_embedder.texts - texts == 1  # exactly one chunk went through the model
     assert hash_embedder.calls - calls == 1
     after = _stored(hvault, "shared/field.md")

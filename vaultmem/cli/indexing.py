@@ -21,8 +21,9 @@ def _render_index(con: Any, data: IndexReport) -> None:
         f"moved {data.moved}, unchanged {data.unchanged} in {data.seconds:.2f} s",
         markup=False,
     )
-    if data.embedded_chunks:
-        con.print(f"embedded {data.embedded_chunks} chunks of {data.embedded_notes} notes", markup=False)
+    if data.embedded_chunks or data.kept_chunks:
+        kept = f" ({data.kept_chunks} unchanged kept)" if data.kept_chunks else ""
+        con.print(f"embedded {data.embedded_chunks} chunks of {data.embedded_notes} notes{kept}", markup=False)
     for err in data.errors:
         if plain(con):
             record(con, "skipped", err["path"], err["message"])

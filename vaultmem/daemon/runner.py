@@ -157,7 +157,7 @@ class Watcher:
         self._trim = trimmer()
         # Whether the posting lists of the start's segments are still to decode (_warm_more).
         self.cold_segments = False
-        self._warming_since: tuple[float, int] | None = None  # when, and postings held then
+        self._warming_since: float | None = None  # when it began
 
     @property
     def app(self) -> App:
@@ -333,35 +333,30 @@ class Watcher:
         for name in WARM_MODULES:
             with contextlib.suppress(ImportError):
                 importlib.import_module(name)
-        # The posting lists (~2 s at 50k notes) until the first request: the rest when idle.
+        self._start_warming()
+        self._warm_more()  # until the first request; the rest when idle
+
+    def _start_warming(self) -> None:
         self.cold_segments = True
-        self._warm_more()
+        self._warming_since = time.monotonic()
 
     def _warm_more(self) -> None:
-        """Decode the posting lists of the index as it was at the start while nothing else
-        waits (a search meanwhile decodes what it needs itself). Segments written later
-        (one per commit, a merged one now and then) are read on demand and kept within the
-        cache's budget, as before: decoding each merged segment whole again made the watcher
-        grow 24% over 2,000 edits at 10k notes, against the 15% churn bound of issue 14."""
+        """Decode the posting lists of the index as it was at the start (~2 s at 50k notes)
+        while nothing else waits (a search meanwhile decodes what it needs itself).
+        Segments written later (one per commit, a merged one now and then) are read on
+        demand and kept within the cache's budget: decoding each merged segment whole
+        again made the watcher grow 24% over 2,000 edits at 10k notes (issue 14: 15%)."""
         try:
             fulltext = self.app.indexes.fulltext()
-            if self._warming_since is None:
-                self._warming_since = (time.monotonic(), fulltext.postings_held)
             self.cold_segments = not fulltext.warm(keep_going=self._idle)
             if not self.cold_segments:
-                started, before = self._warming_since
-                self._warming_since = None
-                if fulltext.postings_held != before:
-                    seconds = time.monotonic() - started
-                    log.info("posting lists decoded: %d held (%.2f s)", fulltext.postings_held, seconds)
-                    # The lists of the segments a merge replaced were freed meanwhile: hand
-                    # their pages back (without it the watcher grew 24% over 2,000 edits).
-                    self._trim(True)
+                seconds = time.monotonic() - (self._warming_since or time.monotonic())
+                log.info("posting lists decoded: %d held (%.2f s)", fulltext.postings_held, seconds)
+                self._trim(True)  # the decoding's temporary arrays
                 with contextlib.suppress(OSError):
                     self.status.write()
         except Exception as exc:  # Whoosh's own types; searches read on demand, as before
             self.cold_segments = False
-            self._warming_since = None
             log.warning("decoding posting lists ahead failed: %s: %s", type(exc).__name__, exc)
 
     def _idle(self) -> bool:
@@ -508,7 +503,7 @@ class Watcher:
             self.app.close()
             self._app = self._open_app()
             self._load_model(self._app)
-            self.cold_segments = True  # a new index object: its posting lists to decode again
+            self._start_warming()  # a new index object: its posting lists to decode again
         else:
             self.app.indexes.config = config  # views share it
         for warning in config.warnings:

@@ -120,8 +120,9 @@ class Indexer:
         report.moved, report.unchanged = cat.moved, cat.unchanged
         report.fulltext_docs = self.sync_fulltext(bodies)
         if with_vectors and self._vectors is not None and self._embedder is not None and self._vector_identity:
-            notes, chunks, label = self.sync_vectors(bodies)
-            report.embedded_notes, report.embedded_chunks, report.vectors = notes, chunks, label
+            notes, chunks, embedded, label = self.sync_vectors(bodies)
+            report.embedded_notes, report.embedded_chunks, report.vectors = notes, embedded, label
+            report.kept_chunks = chunks - embedded
         self.db.purge_tombstones(self.db.get_meta("vector_fingerprint") is not None)
         report.errors = error_list(self.db)
         report.seconds = time.perf_counter() - start
@@ -158,12 +159,12 @@ class Indexer:
         self.db.commit()
         return len(indexed)
 
-    def sync_vectors(self, bodies: dict[str, str]) -> tuple[int, int, str]:
+    def sync_vectors(self, bodies: dict[str, str]) -> tuple[int, int, int, str]:
         assert self._vectors is not None and self._embedder is not None and self._vector_identity is not None
         todo, drop = self.db.pending("vec_hash")
         expected = self._vector_identity()
         if expected is None:
-            return 0, 0, "none"
+            return 0, 0, 0, "none"
         fp, collection, present = expected
         # The markers describe one collection: a new model or chunker, a vault moved to
         # another path (http mode names collections by path) or a vector store that lost
@@ -174,10 +175,10 @@ class Indexer:
             or not present
         )
         if not todo and not drop and not stale:
-            return 0, 0, fp
+            return 0, 0, 0, fp
         embedder = self._embedder()
         if embedder is None:
-            return 0, 0, "none"
+            return 0, 0, 0, "none"
         vectors = self._vectors(fp)
         empty = vectors.count() == 0
         if stale or (empty and self.db.has_vectors()):
@@ -199,7 +200,7 @@ class Indexer:
             if not empty:
                 vectors.delete_paths(drop)
             self.db.mark_dropped("vec_hash", drop)
-        notes = chunks = 0
+        notes = chunks = embedded = 0
         items: list[tuple[IndexDoc, Chunk, str]] = []
         docs: list[IndexDoc] = []
         for done, rec in enumerate(todo, 1):
@@ -214,12 +215,12 @@ class Indexer:
                 def tick(share: float, before: int = before, size: int = len(docs)) -> None:
                     self._tick("embedding", before + round(share * size), len(todo))
 
-                self._embed_group(embedder, vectors, docs, items, reuse=not empty, tick=tick)
+                embedded += self._embed_group(embedder, vectors, docs, items, reuse=not empty, tick=tick)
                 notes += len(docs)
                 chunks += len(items)
                 items, docs = [], []
                 self._tick("embedding", done, len(todo))
-        return notes, chunks, fp
+        return notes, chunks, embedded, fp
 
     def _embed_group(
         self,
@@ -229,14 +230,14 @@ class Indexer:
         items: list[tuple[IndexDoc, Chunk, str]],
         reuse: bool,
         tick: Callable[[float], None],
-    ) -> None:
+    ) -> int:
         """Store the chunks of `docs` (`items`: note, chunk, text to embed) and mark the
-        notes indexed. With `reuse` (a store that may hold these notes already), a chunk
+        notes indexed; returns how many texts went through the model. With `reuse` (a store that may hold these notes already), a chunk
         whose text is unchanged keeps its stored vector: the collection is one fingerprint's,
         and a text key names the exact text embedded (title and heading included), so an
         edit of one paragraph embeds one chunk."""
         if not docs:
-            return
+            return 0
         keys = [text_key(text) for _, _, text in items]
         known = vectors.vectors_by_key([d.path for d in docs]) if reuse else {}
         todo: dict[str, str] = {}
@@ -263,6 +264,7 @@ class Indexer:
             vectors.delete_paths([d.path for d in docs])
         vectors.add([(doc, chunk, known[key]) for (doc, chunk, _), key in zip(items, keys, strict=True)], keys)
         self.db.mark_indexed("vec_hash", [(d.path, d.hash) for d in docs])
+        return len(pending)
 
     def _carry_moved(self, vectors: VectorIndex, todo: list[NoteRecord]) -> set[str]:
         """Give moved notes (a renamed folder) the vectors they had at their old path

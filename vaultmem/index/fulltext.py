@@ -403,7 +403,7 @@ class FullTextIndex:
         """Open the searcher and decode every segment's field lengths and posting lists now,
         the largest segments first, as long as the postings held stay within `postings`, so
         that a search in a long-lived process (the watcher) reads none: at 50k notes the
-        ~6M postings of the index take ~2 s and ~100 MB, and a first query decoding its own
+        ~6M postings of the index take ~2 s and ~110 MB, and a first query decoding its own
         spent ~9 ms of ~50 on it. A segment is warmed once (they never change): after an
         edit only the new one is read; one that does not fit is read on demand.
 
