@@ -61,3 +61,25 @@ class VaultNotFound(VaultmemError):
 
     exit_code = 2
     code = "no_vault"
+
+
+_BY_CODE: dict[str, type[VaultmemError]] = {
+    cls.code: cls for cls in (UsageError, NotFound, Conflict, InvalidInput, IndexBusy, Ambiguous, VaultNotFound)
+}
+
+
+def error_from(data: Any) -> VaultmemError:
+    """The typed error an `{"code", "message", ...}` object stands for (`to_dict`'s inverse):
+    a use case run in another process (the watcher) fails here as it failed there."""
+    if not isinstance(data, dict):
+        return VaultmemError(f"unreadable error: {data!r}")
+    code, message = data.get("code"), data.get("message")
+    details = {k: v for k, v in data.items() if k not in ("code", "message")}
+    text = str(message) if message is not None else "failed"
+    known = _BY_CODE.get(code) if isinstance(code, str) else None
+    if known is not None:
+        return known(text, **details)
+    error = VaultmemError(text, **details)
+    if isinstance(code, str):
+        error.code = code  # a code of its own (index_busy's kin, socket_unavailable ...): kept
+    return error

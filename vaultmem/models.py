@@ -559,3 +559,32 @@ class EditResult(Result):
     lines_removed: int = 0
     fields_changed: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class TokenCreated(Result):
+    ghost: str
+    token: str  # shown this once; only its hash is kept
+    id: str
+    created: str
+    file: str
+
+
+@dataclass(frozen=True, slots=True)
+class TokenInfo(Result):
+    id: str
+    ghost: str
+    created: str
+    last_used: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class TokenList(Result):
+    tokens: list[TokenInfo]
+    file: str
+
+
+@dataclass(frozen=True, slots=True)
+class TokenRevoked(Result):
+    id: str
+    ghost: str

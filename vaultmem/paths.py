@@ -1,5 +1,6 @@
-"""Where vaultmem keeps its own files in a vault: `vaultmem.toml` at the root and the derived
-state under `.vaultmem/`. Every name under `.vaultmem/` is spelled here and nowhere else.
+"""Where vaultmem keeps its own files in a vault: `vaultmem.toml`, the MCP tokens and the
+trash at the root, and the derived state under `.vaultmem/`. Every name under `.vaultmem/`
+is spelled here and nowhere else.
 
 Imports nothing: the CLI's fast path (daemon/client.py) reads these names before anything
 heavy is loaded, and even `typing` or `pathlib` would cost it milliseconds.
@@ -13,6 +14,13 @@ if TYPE_CHECKING:
 
 CONFIG_NAME = "vaultmem.toml"
 STATE_DIR = ".vaultmem"
+# At the vault's root, beside STATE_DIR because they must outlive it (SPEC §8: what is under
+# STATE_DIR can all be rebuilt). `vaultmem token add`: SHA-256 hashes of the MCP server's
+# HTTP bearer tokens, never the tokens; kept out of git by the vault's .gitignore.
+TOKENS_NAME = ".vaultmem-tokens.json"
+# Deleted notes, `<TRASH_RELPATH>/<UTC time>/<path>`: the folder Obsidian moves deleted
+# files to, so a person finds vaultmem's deletes where their own go.
+TRASH_RELPATH = ".trash"
 
 # Inside STATE_DIR.
 STATE_DB = "state.db"
@@ -24,16 +32,17 @@ CHROMA_DIR = "chroma"
 CHROMA_STORE = "chroma.sqlite3"  # Chroma's own file inside CHROMA_DIR, once a store exists
 REFERENCE_DIR = "reference"
 REFERENCE_EMBEDDINGS = "embeddings.db"  # inside REFERENCE_DIR
-TRASH_DIR = "trash"
+LEGACY_TRASH_DIR = "trash"  # where deleted notes went before TRASH_RELPATH; still restorable
 WATCHER_SOCKET = "watcher.sock"
 WATCHER_STATUS = "watcher.json"
 WATCHER_PID = "watcher.pid"
 WATCHER_LOG = "watcher.log"
-# `vaultmem token add`: SHA-256 hashes of the MCP server's HTTP bearer tokens, per ghost
-MCP_TOKENS = "mcp_tokens.json"
+LEGACY_TOKENS = "mcp_tokens.json"  # where tokens were kept before TOKENS_NAME; read once, moved
+TOKENS_LOCK = "tokens.lock"  # held while `token add|revoke` rewrite TOKENS_NAME
+TOKENS_USED = "tokens_used.json"  # when each token was last used (the MCP server writes it)
 
-# Vault-relative: trashed notes are addressed by paths like `.vaultmem/trash/<stamp>/<path>`.
-TRASH_RELPATH = f"{STATE_DIR}/{TRASH_DIR}"
+# Vault-relative: trashed notes of earlier versions, `.vaultmem/trash/<stamp>/<path>`.
+LEGACY_TRASH_RELPATH = f"{STATE_DIR}/{LEGACY_TRASH_DIR}"
 
 
 class StatePaths:
@@ -80,10 +89,6 @@ class StatePaths:
         return self.dir / REFERENCE_DIR / REFERENCE_EMBEDDINGS
 
     @property
-    def trash(self) -> Path:
-        return self.dir / TRASH_DIR
-
-    @property
     def watcher_socket(self) -> Path:
         return self.dir / WATCHER_SOCKET
 
@@ -100,5 +105,17 @@ class StatePaths:
         return self.dir / WATCHER_LOG
 
     @property
-    def mcp_tokens(self) -> Path:
-        return self.dir / MCP_TOKENS
+    def tokens(self) -> Path:
+        return self.dir.parent / TOKENS_NAME
+
+    @property
+    def legacy_tokens(self) -> Path:
+        return self.dir / LEGACY_TOKENS
+
+    @property
+    def tokens_lock(self) -> Path:
+        return self.dir / TOKENS_LOCK
+
+    @property
+    def tokens_used(self) -> Path:
+        return self.dir / TOKENS_USED

@@ -120,7 +120,7 @@ def test_promote_turns_a_capture_into_a_note_and_empties_the_inbox(vault: Path, 
     assert not (vault / cap["path"]).exists()
     assert cap["id"] not in {c["id"] for c in cli.ok("inbox", "list", ghost="alice")["captures"]}
     assert cli("get", cap["id"], ghost="alice").exit_code == 3
-    assert list((vault / ".vaultmem/trash").rglob(cap["path"].rsplit("/", 1)[1]))
+    assert list((vault / ".trash").rglob(cap["path"].rsplit("/", 1)[1]))
     assert cli.ok("get", "Build cache location")["note"]["source"] == fm["source"]
 
 

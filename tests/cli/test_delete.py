@@ -1,4 +1,4 @@
-"""Acceptance 12: `note delete` moves the file into .vaultmem/trash/; `get` then exits 3."""
+"""Acceptance 12: `note delete` moves the file into .trash/; `get` then exits 3."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def test_delete_moves_into_trash_and_get_exits_3(
     original = (vault / made["path"]).read_bytes()
     ref = {"id": made["id"], "title": "doomed", "path": made["path"]}[ref_kind]
     out = cli.ok("note", "delete", ref, ghost=ghost)
-    assert (out["id"], out["trashed_to"].startswith(".vaultmem/trash/")) == (made["id"], True)
+    assert (out["id"], out["trashed_to"].startswith(".trash/")) == (made["id"], True)
     assert out["trashed_to"].endswith(made["path"])
     assert not (vault / made["path"]).exists()
     assert (vault / out["trashed_to"]).read_bytes() == original  # recoverable, byte for byte
@@ -73,4 +73,4 @@ def test_delete_other_ghosts_note_is_not_found(vault: Path, cli: Cli) -> None:
         res = cli("note", "delete", made["id"], ghost=ghost)
         assert res.exit_code == 3
     assert (vault / made["path"]).exists()
-    assert not (vault / ".vaultmem/trash").exists()
+    assert not (vault / ".trash").exists()

@@ -226,8 +226,7 @@ def test_delete_refuses_a_symlinked_trash_leaving_the_vault(vault: Path, cli: Cl
     made = cli.ok(
         "note", "create", "--title", "Mine", "--type", "note", "--scope", "private", "--body", "secret", ghost="alice"
     )
-    (vault / ".vaultmem").mkdir(exist_ok=True)
-    (vault / ".vaultmem" / "trash").symlink_to(outside, target_is_directory=True)
+    (vault / ".trash").symlink_to(outside, target_is_directory=True)
     refused(cli("note", "delete", made["id"], ghost="alice"), says="symlink")
     assert (vault / made["path"]).read_text().endswith("secret\n")  # still in place
     # `outside` fixture: nothing appeared outside the vault
@@ -237,12 +236,11 @@ def test_delete_refuses_a_symlinked_trash_inside_the_vault(vault: Path, cli: Cli
     made = cli.ok(
         "note", "create", "--title", "Mine", "--type", "note", "--scope", "private", "--body", "secret", ghost="alice"
     )
-    (vault / ".vaultmem").mkdir(exist_ok=True)
-    (vault / ".vaultmem" / "trash").symlink_to(vault / "shared", target_is_directory=True)
+    (vault / ".trash").symlink_to(vault / "shared", target_is_directory=True)
     before = _unchanged(vault)
     refused(cli("note", "delete", made["id"], ghost="alice"), says="symlink")
     assert _unchanged(vault) == before  # alice's note did not land in shared/
-    (vault / ".vaultmem" / "trash").unlink()
+    (vault / ".trash").unlink()
     out = cli.ok("note", "delete", made["id"], ghost="alice")
     assert (vault / out["trashed_to"]).is_file() and not (vault / out["trashed_to"]).is_symlink()
 

@@ -225,5 +225,5 @@ def test_json_of_write_commands(golden: Cli, tmp_path: Path) -> None:
             return known.setdefault(m.group(0), f"<NEW_ID_{len(known) + 1}>")
 
         text = re.sub(r"\b01(?!JG0)[0-9A-HJKMNP-TV-Z]{24}\b", new_id, text)
-        text = re.sub(r"\.vaultmem/trash/\d{8}T\d{6}\d*Z/", ".vaultmem/trash/<STAMP>/", text)
+        text = re.sub(r"\.trash/\d{8}T\d{6}\d*Z/", ".trash/<STAMP>/", text)
         _check(f"writes/{name}.json", json.dumps({"exit": res.exit_code}) + "\n" + text + "\n")

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -78,9 +79,11 @@ def test_http_session_needs_a_token(vault: Path, cli: Cli) -> None:
     alice = cli.ok("token", "add", "alice")
     bob = cli.ok("token", "add", "bob")
     assert alice["token"] != bob["token"]
-    stored = (vault / ".vaultmem" / "mcp_tokens.json").read_text()
+    # beside the disposable .vaultmem/, never inside it; only hashes, owner-only
+    stored = (vault / ".vaultmem-tokens.json").read_text()
     assert alice["token"] not in stored and "sha256:" in stored
-    assert oct((vault / ".vaultmem" / "mcp_tokens.json").stat().st_mode & 0o777) == "0o600"
+    assert oct((vault / ".vaultmem-tokens.json").stat().st_mode & 0o777) == "0o600"
+    assert not (vault / ".vaultmem" / "mcp_tokens.json").exists()
     assert cli("token", "add", "mallory").exit_code == 5
 
     port = _free_port()
@@ -121,3 +124,76 @@ def test_http_session_needs_a_token(vault: Path, cli: Cli) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_the_landed_injections_over_stdio_and_http_act_as_bob(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    """Issue 21's acceptance, over the real transports: each injection answers with bob's
+    view or invalid_input; alice's folder is unchanged; no outside file's text anywhere."""
+    import hashlib
+
+    import httpx2  # type: ignore[import-not-found]
+    from mcp import Client, StdioServerParameters
+    from mcp.client.streamable_http import streamable_http_client
+
+    from tests.mcp.test_hostile_arguments import INJECTIONS
+
+    outside = tmp_path / "outside.txt"
+    outside.write_text("outside-canary-91\n")
+    cli.ok("note", "create", "--title", "Zanzibar plan", "--type", "fact", "--scope", "private",
+           "--body", "The zanzibar code is 4471.", ghost="alice")  # fmt: skip
+
+    def alice_files() -> dict[str, str]:
+        return {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in (vault / "private/alice").rglob("*.md")}
+
+    before = alice_files()
+    calls = [
+        *INJECTIONS,
+        ("memory_note_update", {"note_id": "bob's fact", "append": "x", "add_tags": [f"--body-file={outside}"]}),
+        ("memory_get", {"note_id_or_title": str(outside)}),
+        ("memory_query", {"query": "zanzibar", "scope": "all", "memory_type": "--vault=/"}),
+    ]
+
+    async def attack(client: Any, seen: list[str]) -> None:
+        for name, args in calls:
+            result = await client.call_tool(name, args)
+            seen.append(result.content[0].text + json.dumps(result.structured_content or {}))
+            if result.is_error:
+                code = json.loads(result.content[0].text)["error"]["code"]
+                assert code in ("invalid_input", "not_found", "ambiguous"), (name, result.content[0].text)
+
+    seen: list[str] = []
+    params = StdioServerParameters(
+        command=VAULTMEM, args=["mcp", "--vault", str(vault)], env=_env(VAULTMEM_GHOST="bob")
+    )
+
+    async def over_stdio() -> None:
+        async with Client(params, mode="legacy") as client:
+            await attack(client, seen)
+
+    anyio.run(over_stdio)
+    bob = cli.ok("token", "add", "bob")
+    port = _free_port()
+    proc = subprocess.Popen(
+        [VAULTMEM, "mcp", "--http", "--port", str(port), "--vault", str(vault)],
+        env=_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        _wait_port(port, proc)
+
+        async def over_http() -> None:
+            http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {bob['token']}"})
+            url = f"http://127.0.0.1:{port}/mcp"
+            async with http, Client(streamable_http_client(url, http_client=http), mode="legacy") as client:
+                await attack(client, seen)
+
+        anyio.run(over_http)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    assert len(seen) == 2 * len(calls)
+    for text in seen:
+        assert "4471" not in text and "outside-canary-91" not in text and "Zanzibar plan" not in text, text
+    assert alice_files() == before
+    assert (vault / "private/bob/bob's fact.md").is_file()  # memory_save wrote as bob, nowhere else

@@ -1,7 +1,7 @@
 """The shape of the code, parsed from the source so a violation fails before it runs.
 
 Layers import downwards only: errors/config/models/paths -> vault -> index -> search ->
-services -> daemon -> cli -> mcp. Note files are read only in vaultmem/vault/ (one reader, one
+services -> daemon -> mcp -> cli. Note files are read only in vaultmem/vault/ (one reader, one
 size limit); SQL is written only in index/statedb.py, as named queries; the files under
 .vaultmem/ are named only in vaultmem/paths.py.
 """
@@ -14,12 +14,13 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "vaultmem"
-RANK = {"base": 0, "vault": 1, "index": 2, "search": 3, "services": 4, "daemon": 5, "cli": 6, "mcp": 7}
 # The CLI's entry point forwards to a running watcher and `watch` starts one; the watcher
 # runs the CLI's own commands only through the runner `watch` hands it (cli/serve.py), so
-# the daemon never imports the CLI. The MCP server runs each tool call as a CLI command
-# (vaultmem/mcp/runner.py), and only the `mcp` command (cli/mcp.py) starts it.
-PEERS: set[tuple[str, str]] = {("cli", "mcp")}
+# the daemon never imports the CLI. The MCP server is a front end beside the CLI: its tools
+# call the use cases with typed arguments (vaultmem/mcp/tools.py), and only the `mcp`
+# command (cli/mcp.py) starts it; the MCP package never imports the CLI.
+RANK = {"base": 0, "vault": 1, "index": 2, "search": 3, "services": 4, "daemon": 5, "mcp": 6, "cli": 7}
+PEERS: set[tuple[str, str]] = set()
 
 
 def layer(module: str) -> str:
@@ -52,6 +53,24 @@ def test_imports_point_down(path: Path) -> None:
         if theirs == mine or (mine, theirs) in PEERS:
             continue
         assert RANK[theirs] < RANK[mine], f"{path.relative_to(PACKAGE)}:{line} imports {target} ({mine} -> {theirs})"
+
+
+def test_the_mcp_server_never_imports_the_cli() -> None:
+    """No command line is built from tool arguments and no printed output is parsed back:
+    nothing under vaultmem/mcp imports vaultmem.cli (or click and typer, its machinery)."""
+    offending = []
+    for path in sorted((PACKAGE / "mcp").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            offending += [
+                f"{path.name}:{node.lineno} {name}"
+                for name in names
+                if name.startswith("vaultmem.cli") or name.split(".")[0] in ("typer", "click")
+            ]
+    assert not offending, offending
 
 
 def test_heavy_libraries_are_imported_lazily() -> None:
@@ -122,13 +141,16 @@ NOT_NOTES = {
     "services/indexing.py::status": "whoosh's schema marker",
     "services/vaults.py::_copy_tree": "vaultmem's own template files (package data), copied by init",
     "services/vaults.py::_copy_ghost_tree": "vaultmem's own template files (package data), copied by init",
-    "services/vaults.py::_append_ignore_rule": ".gitignore",
+    "services/vaults.py::append_ignore_rule": ".gitignore",
     "services/vaults.py::_write_vault": "vaultmem's template vaultmem.toml and .gitignore",
     "services/vaults.py::add_ghost": "vaultmem.toml",
     "services/vaults.py::_write_config": "vaultmem.toml's temp file, opened to write (ghost add)",
     "cli/autostart.py::start_in_background": "watcher.log, appended to",
-    "services/tokens.py::_load": "mcp_tokens.json",
-    "services/tokens.py::add_token": "mcp_tokens.json, written mode 0600",
+    "services/tokens.py::_read": ".vaultmem-tokens.json (or the former .vaultmem/mcp_tokens.json)",
+    "services/tokens.py::_locked": "tokens.lock, opened to hold a lock",
+    "services/tokens.py::_write": ".vaultmem-tokens.json's temp file, opened to write",
+    "services/tokens.py::_read_used": "tokens_used.json",
+    "services/tokens.py::TokenBook.flush": "tokens_used.json's temp file, opened to write",
 }
 
 
@@ -178,9 +200,10 @@ def _state_names() -> tuple[set[str], set[str]]:
     distinct = {
         paths.CONFIG_NAME, paths.STATE_DIR, paths.STATE_DB, paths.INDEX_LOCK, paths.WHOOSH_SCHEMA,
         paths.CHROMA_STORE, paths.REFERENCE_EMBEDDINGS, paths.WATCHER_SOCKET, paths.WATCHER_STATUS,
-        paths.WATCHER_PID, paths.WATCHER_LOG,
+        paths.WATCHER_PID, paths.WATCHER_LOG, paths.TOKENS_NAME, paths.LEGACY_TOKENS, paths.TOKENS_LOCK,
+        paths.TOKENS_USED,
     }  # fmt: skip
-    return distinct, distinct | {paths.WHOOSH_DIR, paths.CHROMA_DIR, paths.REFERENCE_DIR, paths.TRASH_DIR}
+    return distinct, distinct | {paths.WHOOSH_DIR, paths.CHROMA_DIR, paths.REFERENCE_DIR, paths.LEGACY_TRASH_DIR}
 
 
 # Path joins with a name that is also a .vaultmem/ name, but elsewhere.

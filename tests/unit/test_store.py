@@ -201,10 +201,10 @@ def test_inside_vault(root: Path, tmp_path: Path) -> None:
     assert not inside_vault(root, tmp_path / "vault2/x")  # a sibling sharing the prefix
 
 
-def test_trash_file_moves_into_state_dir(root: Path) -> None:
+def test_trash_file_moves_into_the_trash_folder(root: Path) -> None:
     (root / "shared/a.md").write_bytes(b"x")
     dest = store.trash_file(root, "shared/a.md")
-    assert dest.startswith(".vaultmem/trash/") and dest.endswith("/shared/a.md")
+    assert dest.startswith(".trash/") and dest.endswith("/shared/a.md")
     assert (root / dest).read_bytes() == b"x"
     assert not (root / "shared/a.md").exists()
     with pytest.raises(NotFound):

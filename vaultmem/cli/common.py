@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 if TYPE_CHECKING:
-    from vaultmem.services.app import AfterWrite, App, Notice
+    from vaultmem.services.app import App
 
 VaultOpt = Annotated[
     Path | None,
@@ -52,25 +52,13 @@ def open_app(ctx: typer.Context, vault: Path | None, ghost: str | None, progress
         # Inside the watcher (vaultmem/daemon/bridge.py): its warm App, as this request's ghost.
         return provider(vault or g.get("vault"), ghost or g.get("ghost"), notice, progress)
     from vaultmem.cli.notices import show_model_notices
+    from vaultmem.daemon.client import synced_after_write
 
     show_model_notices()  # a first search may prepare the embedding model: ~20 s, said on stderr
     app = App.open(vault or g.get("vault"), ghost or g.get("ghost"), notice=notice, progress=progress)
-    app.after_write = _watcher_sync(app, notice)
+    app.after_write = synced_after_write(str(app.root), notice)
     ctx.call_on_close(app.close)
     return app
-
-
-def _watcher_sync(app: App, notice: Notice) -> AfterWrite:
-    """After a write: when a watcher runs, wait (bounded) until it has indexed the files."""
-
-    def after_write(paths: list[str]) -> None:
-        from vaultmem.daemon.client import SYNC_TIMEOUT_S, sync
-
-        outcome = sync(str(app.root), paths, SYNC_TIMEOUT_S)
-        if outcome not in ("synced", "no_watcher"):
-            notice(f"warning: written, but the watcher has not indexed it yet ({outcome}); it will shortly")
-
-    return after_write
 
 
 def read_stdin(what: str) -> str:

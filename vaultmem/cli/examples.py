@@ -58,8 +58,10 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "fix-names": ("vaultmem fix-names --dry-run", "vaultmem fix-names"),
     "trash list": ("vaultmem trash list",),
     "trash restore": ("vaultmem trash restore 01JG0B",),
-    "mcp": ("vaultmem mcp --ghost alice", "vaultmem mcp --http --port 8765"),
+    "mcp": ("vaultmem mcp --ghost alice", "vaultmem mcp --http --port 8765 --session-idle 600"),
     "token add": ("vaultmem token add alice",),
+    "token list": ("vaultmem token list",),
+    "token revoke": ("vaultmem token revoke 3f9c2a7b1d04",),
 }
 
 

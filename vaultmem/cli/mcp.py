@@ -1,4 +1,4 @@
-"""`mcp`: the memory tools over the Model Context Protocol; `token add`: its HTTP tokens."""
+"""`mcp`: the memory tools over the Model Context Protocol; `token add|list|revoke`: its HTTP tokens."""
 
 from __future__ import annotations
 
@@ -7,18 +7,46 @@ from typing import Annotated, Any
 import typer
 
 from vaultmem.cli.common import GhostOpt, JsonOpt, VaultOpt, globals_of, json_mode
-from vaultmem.cli.output import clean, emit
+from vaultmem.cli.output import clean, emit, plain, record, safe
+from vaultmem.models import TokenCreated, TokenList, TokenRevoked
 
 
-def _render_token(con: Any, data: dict[str, Any]) -> None:
+def _render_token(con: Any, data: TokenCreated) -> None:
     import sys
 
     # The token itself is the data (stdout); how to use it is talk (stderr).
-    con.file.write(data["token"] + "\n")
+    con.file.write(data.token + "\n")
     sys.stderr.write(
-        f"token for ghost {clean(data['ghost'], inline=True)}: shown once, only its hash is kept "
-        f"({clean(data['file'], inline=True)}). Send it as `Authorization: Bearer <token>`.\n"
+        f"token {data.id} for ghost {clean(data.ghost, inline=True)}: shown once, only its hash is kept "
+        f"({clean(data.file, inline=True)}). Send it as `Authorization: Bearer <token>`; "
+        f"`vaultmem token revoke {data.id}` ends it.\n"
     )
+
+
+def _render_tokens(con: Any, data: TokenList) -> None:
+    """Through a pipe `id<TAB>ghost<TAB>created<TAB>last used` (`-` when never used)."""
+    from rich.table import Table
+
+    if plain(con):
+        for t in data.tokens:
+            record(con, t.id, t.ghost, t.created, t.last_used or "-")
+        return
+    if not data.tokens:
+        con.print("No tokens. `vaultmem token add GHOST` makes one.")
+        return
+    table = Table("id", "ghost", "created", "last used", box=None, padding=(0, 2))
+    for t in data.tokens:
+        table.add_row(t.id, safe(t.ghost), t.created, t.last_used or "never")
+    con.print(table)
+
+
+def _render_revoked(con: Any, data: TokenRevoked) -> None:
+    from rich.text import Text
+
+    if plain(con):
+        record(con, data.id, data.ghost)
+        return
+    con.print(Text.assemble("Revoked token ", data.id, " of ghost ", safe(data.ghost)))
 
 
 def register(app: typer.Typer) -> None:
@@ -28,6 +56,15 @@ def register(app: typer.Typer) -> None:
         http: Annotated[bool, typer.Option("--http", help="Serve streamable HTTP instead of stdio.")] = False,
         host: Annotated[str, typer.Option("--host", help="Address to bind with --http.")] = "127.0.0.1",
         port: Annotated[int, typer.Option("--port", help="Port with --http.")] = 8765,
+        max_sessions: Annotated[
+            int, typer.Option("--max-sessions", help="With --http: open sessions at most (then 503).")
+        ] = 1000,
+        sessions_per_token: Annotated[
+            int, typer.Option("--sessions-per-token", help="With --http: open sessions per token at most.")
+        ] = 100,
+        session_idle: Annotated[
+            float, typer.Option("--session-idle", help="With --http: seconds without a request that end a session.")
+        ] = 1800.0,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
     ) -> None:
@@ -35,9 +72,10 @@ def register(app: typer.Typer) -> None:
 
         Over stdio the tools act as the ghost given here (--ghost or $VAULTMEM_GHOST); over
         HTTP every request must carry a bearer token from `vaultmem token add GHOST` and
-        acts as that token's ghost. Tools: memory_search, memory_get, memory_capture,
-        reference_search, memory_query, memory_write, memory_note_create/update/validate/
-        comment/delete, memory_save, memory_update, memory_delete."""
+        acts as that token's ghost, each session bound to the token that opened it. Tools:
+        memory_search, memory_get, memory_capture, reference_search, memory_query,
+        memory_write, memory_note_create/update/validate/comment/delete, memory_save,
+        memory_update, memory_delete."""
         import os
 
         from vaultmem.config import find_vault, load_config
@@ -55,15 +93,17 @@ def register(app: typer.Typer) -> None:
             _checked_ghost(load_config(root), who)  # an unknown ghost fails now, not at every call
         if not 0 < port < 65536:
             raise InvalidInput(f"--port must be between 1 and 65535, not {port}")
+        if max_sessions < 1 or sessions_per_token < 1 or not 0 < session_idle < float("inf"):
+            raise InvalidInput("--max-sessions, --sessions-per-token and --session-idle must be positive")
         from vaultmem.cli.autostart import start_in_background
 
         # The watcher owns the indexes; the server forwards to it. Not waited for here:
         # `initialize` is answered meanwhile, and the first call that needs it waits.
         starting = start_in_background(root)
         if http:
-            from vaultmem.mcp.http import serve_http
+            from vaultmem.mcp.http import SessionLimits, serve_http
 
-            serve_http(root, host, port, starting)
+            serve_http(root, host, port, starting, SessionLimits(max_sessions, sessions_per_token, session_idle))
         else:
             from vaultmem.mcp.server import serve_stdio
 
@@ -80,9 +120,38 @@ def register(app: typer.Typer) -> None:
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
     ) -> None:
-        """Make a new token for GHOST and print it once (only its hash is stored under .vaultmem/)."""
+        """Make a new token for GHOST and print it once (only its hash is kept, in .vaultmem-tokens.json)."""
         from vaultmem.config import find_vault
         from vaultmem.services.tokens import add_token
 
         root = find_vault(vault or globals_of(ctx).get("vault"))
         emit(add_token(root, name), json_mode(ctx, json_), _render_token)
+
+    @token_app.command("list")
+    def list_(
+        ctx: typer.Context,
+        vault: VaultOpt = None,
+        ghost: GhostOpt = None,
+        json_: JsonOpt = False,
+    ) -> None:
+        """List the tokens: id, ghost, when made, when last used (never the token itself)."""
+        from vaultmem.config import find_vault
+        from vaultmem.services.tokens import list_tokens
+
+        root = find_vault(vault or globals_of(ctx).get("vault"))
+        emit(list_tokens(root), json_mode(ctx, json_), _render_tokens)
+
+    @token_app.command("revoke")
+    def revoke(
+        ctx: typer.Context,
+        token_id: Annotated[str, typer.Argument(help="The token's id, as `token list` shows it.")],
+        vault: VaultOpt = None,
+        ghost: GhostOpt = None,
+        json_: JsonOpt = False,
+    ) -> None:
+        """Revoke one token: a server refuses it (401) from its next request on."""
+        from vaultmem.config import find_vault
+        from vaultmem.services.tokens import revoke_token
+
+        root = find_vault(vault or globals_of(ctx).get("vault"))
+        emit(revoke_token(root, token_id), json_mode(ctx, json_), _render_revoked)

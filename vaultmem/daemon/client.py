@@ -10,6 +10,10 @@ Protocol (JSON lines, one request and one reply per connection; see server.py):
     the same with "reply": "frame"
         -> b"VMF1 <exit_code> <stdout bytes> <stderr bytes>\n" + stdout + stderr (UTF-8);
            an error reply stays a JSON line
+    {"op": "call", "use_case": "search"|"get"|"query"|"reference", "ghost": str|null,
+     "root": str, "request": {...}}
+        -> {"result": {...}, "warnings": [...]} or {"error": {"code", "message", ...}}:
+           a typed read (services/reads.py) for a front end that is not the CLI (MCP)
     {"op": "sync", "paths": [...]}  -> {"ok": true} once a reconcile that started after
         the request has finished, or {"ok": false, "error": str}
     {"op": "ping"}                  -> {"ok": true, "pid": ..., "state": ..., ...}
@@ -33,7 +37,7 @@ from vaultmem.daemon.paths import CONFIG_NAME, connect_path
 
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs this process ~5 ms
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from typing import Any
 
 FORWARDED = frozenset(COMMANDS)  # what is forwarded: forwarding.py
@@ -117,6 +121,10 @@ def _encode(value: object) -> str:
         return "true" if value else "false"
     if isinstance(value, int):
         return str(value)
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise TypeError("JSON has no NaN or infinity")
+        return repr(value)
     if isinstance(value, list | tuple):
         return "[" + ", ".join(_encode(v) for v in value) + "]"
     if isinstance(value, dict):
@@ -225,6 +233,19 @@ def sync(root: str, paths: list[str], timeout_s: float = SYNC_TIMEOUT_S) -> str:
     if isinstance(error, dict) and error.get("code") in ("stopping", "not_this_vault"):
         return "no_watcher"
     return str(error.get("message") if isinstance(error, dict) else error)
+
+
+def synced_after_write(root: str, notice: Callable[[str], None]) -> Callable[[list[str]], None]:
+    """An App's `after_write` for a process beside a watcher (the CLI, the MCP server): after
+    a write, wait (bounded) until a running watcher has indexed the files, so the search
+    that follows finds them."""
+
+    def after_write(paths: list[str]) -> None:
+        outcome = sync(root, paths, SYNC_TIMEOUT_S)
+        if outcome not in ("synced", "no_watcher"):
+            notice(f"warning: written, but the watcher has not indexed it yet ({outcome}); it will shortly")
+
+    return after_write
 
 
 def _terminal_columns() -> str | None:

@@ -6,7 +6,8 @@ main thread), which alone touches the App, doing in turn:
 
 - sync requests of write commands: one reconcile answers every request that arrived
   before it started (ten writers at once cost a few reconciles, not ten);
-- forwarded commands, FIFO, each after reconciling pending file events, if any;
+- forwarded commands and typed reads (the MCP server's), FIFO, each after reconciling
+  pending file events, if any;
 - a reconcile when file events have settled (events.Debounce);
 - a rescan every `rescan_s`, which heals events that never came (inotify limits, network
   mounts, changes made while events were unavailable).
@@ -43,9 +44,11 @@ from vaultmem.daemon.events import CONFIG, Debounce, make_handler, watched_event
 from vaultmem.daemon.memory import trimmer
 from vaultmem.daemon.server import BadRequest, Pending, RequestServer, error_reply
 from vaultmem.daemon.status import RecentErrors, StatusFile, now_iso
-from vaultmem.errors import IndexBusy, UsageError, VaultmemError
+from vaultmem.errors import IndexBusy, InvalidInput, UsageError, VaultmemError
 from vaultmem.index.lock import IndexLock
+from vaultmem.models import to_json
 from vaultmem.paths import StatePaths
+from vaultmem.services import reads
 from vaultmem.services.app import App, KeptByWatcher
 from vaultmem.services.indexing import run_index
 
@@ -95,6 +98,15 @@ class CliJob:
     pending: Pending = field(default_factory=Pending)
 
 
+@dataclass(slots=True)
+class CallJob:
+    """A read use case with its typed request (services/reads.py), run for `ghost`."""
+
+    ghost: str | None
+    request: Any
+    pending: Pending = field(default_factory=Pending)
+
+
 def _config_signature(root: Path) -> tuple[int, int] | None:
     try:
         st = os.stat(root / CONFIG_NAME)
@@ -135,7 +147,7 @@ class Watcher:
         self.socket_path = paths.bind_path(str(self.root))
         self.cond = threading.Condition()  # an RLock inside: the signal handler may re-enter
         self.debounce = Debounce(self.settings.quiet_s, self.settings.max_latency_s)
-        self.jobs: deque[CliJob] = deque()
+        self.jobs: deque[CliJob | CallJob] = deque()
         self.waiters: list[Pending] = []
         self.stopping = False
         self.state = "starting"
@@ -398,7 +410,7 @@ class Watcher:
             try:
                 if kind == "sync":
                     self._sync(payload)
-                elif kind == "cli":
+                elif kind == "job":
                     self._serve(payload)
                 elif kind == "warm":
                     self._warm_more()
@@ -406,7 +418,7 @@ class Watcher:
                     self._reconcile(kind)
             except WatcherStopping:
                 stopping = error_reply("stopping", "the watcher is stopping")
-                for pending in payload if kind == "sync" else [payload.pending] if kind == "cli" else []:
+                for pending in payload if kind == "sync" else [payload.pending] if kind == "job" else []:
                     pending.finish(stopping)
                 raise
 
@@ -418,7 +430,7 @@ class Watcher:
                     waiters, self.waiters = self.waiters, []
                     return "sync", waiters
                 if self.jobs:
-                    return "cli", self.jobs.popleft()
+                    return "job", self.jobs.popleft()
                 due = self.debounce.due_in(now)
                 if due == 0:
                     return "events", None
@@ -516,9 +528,13 @@ class Watcher:
         for pending in waiters:
             pending.finish(reply)
 
-    def _serve(self, job: CliJob) -> None:
+    def _serve(self, job: CliJob | CallJob) -> None:
         if self._refresh_config() or self.debounce.pending:
             self._reconcile("request")  # an edit saved a moment ago is part of the answer
+        if isinstance(job, CallJob):
+            self.served += 1
+            job.pending.finish(self._call(job))
+            return
         try:
             assert self._run_command is not None, "loaded by _warm_up, before the loop serves"
             reply = self._run_command(job.argv, job.env, job.tty, self._provider(job.cwd))
@@ -531,6 +547,25 @@ class Watcher:
             reply = error_reply("stopping", "the watcher is stopping")  # the client runs it itself
         self.served += 1
         job.pending.finish(reply)
+
+    def _call(self, job: CallJob) -> dict[str, Any]:
+        """A typed read for a front end (the MCP server): its result as JSON data and what
+        it noticed, or its typed error. The ghost is exactly the one asked for: no
+        environment variable of this process stands in for a missing one."""
+        warnings: list[str] = []
+        try:
+            view = self.app.view(job.ghost, env={}, notice=warnings.append, progress=self._check_stop)
+            result = reads.run(view, job.request)
+        except WatcherStopping:
+            raise
+        except VaultmemError as exc:
+            return {"error": exc.to_dict()}
+        except Exception as exc:
+            # Whoosh, Chroma and SQLite raise their own types: logged and answered, and the
+            # watcher serves on.
+            log.exception("read %s failed", type(job.request).__name__)
+            return error_reply("internal", f"{type(exc).__name__}: {exc}")
+        return {"result": to_json(result), "warnings": warnings}
 
     def _provider(self, cwd: str) -> Callable[..., App]:
         def provide(vault: Any, ghost: str | None, notice: Any, progress: Any = None) -> App:
@@ -554,7 +589,13 @@ class Watcher:
                 self._check_home()  # a moved vault: stop now, not at the next heartbeat
                 # Not an answer: the client (Python or the launcher) runs the command itself.
                 return error_reply("not_this_vault", f"this watcher serves {self.root}")
-            job = CliJob(argv, env, tty, cwd)
+            job: CliJob | CallJob = CliJob(argv, env, tty, cwd)
+            pending = job.pending
+        elif op == "call":
+            root = request.get("root")
+            if not isinstance(root, str) or not self._serves([], {"VAULTMEM_VAULT": root}, "/"):
+                return error_reply("not_this_vault", f"this watcher serves {self.root}")
+            job = CallJob(_ghost_of(request), _read_of(request))
             pending = job.pending
         elif op == "sync":
             changed = request.get("paths", [])
@@ -565,12 +606,12 @@ class Watcher:
                 return error_reply("not_this_vault", f"this watcher serves {self.root}")
             pending = Pending()
         else:
-            raise BadRequest(f"unknown op {op!r}; the watcher knows ping, cli and sync")
+            raise BadRequest(f"unknown op {op!r}; the watcher knows ping, cli, call and sync")
         with self.cond:
             if self.stopping:
                 return error_reply("stopping", "the watcher is stopping")
             self.last_request = time.monotonic()
-            if op == "cli":
+            if op in ("cli", "call"):
                 self.jobs.append(job)
             else:
                 self.waiters.append(pending)
@@ -642,6 +683,23 @@ class Watcher:
             "pending_events": pending_events,
             "recent_errors": self.errors.to_list(),
         }
+
+
+def _ghost_of(request: dict[str, Any]) -> str | None:
+    ghost = request.get("ghost")
+    if ghost is not None and not isinstance(ghost, str):
+        raise BadRequest('"ghost" must be a string or null')
+    return ghost
+
+
+def _read_of(request: dict[str, Any]) -> Any:
+    name = request.get("use_case")
+    if not isinstance(name, str):
+        raise BadRequest('"use_case" must be a string')
+    try:
+        return reads.decode(name, request.get("request"))
+    except InvalidInput as exc:
+        raise BadRequest(exc.message) from None
 
 
 def configure_logging(vault: Path, to_stderr: bool) -> None:

@@ -1,81 +1,88 @@
-"""Runs one tool call as its `vaultmem` command (tools.py) and returns its `--json` document.
+"""Runs a tool's use case (tools.py `Read` or `Write`) for the ghost the transport decided,
+and returns its result as JSON data.
 
-When a watcher runs for the vault, the commands it answers (search, get, query, reference)
-go to it over its socket, exactly as the CLI forwards them: the watcher stays the one
-process that opens the indexes, however many MCP servers run. Write commands run here, as
-the CLI runs them (atomic file writes, then a bounded wait until the watcher has indexed
-them), so a search issued after a write returns finds it. A watcher this server has just
-started (cli/autostart.py) is waited for, a few seconds at most, rather than opening the
-indexes here beside it; until its embedding model is loaded it answers searches with BM25 +
-graph and says so (a warning in the result). Without a watcher (autostart off, or it could
-not start) everything runs here, as a cold CLI command would.
+When a watcher runs for the vault, reads (search, get, query, reference) go to it over its
+socket as typed requests (services/reads.py, the `call` op): the watcher stays the one
+process that opens the indexes, however many MCP servers run. Writes run here, as the CLI
+runs them (atomic file writes, then a bounded wait until the watcher has indexed them), so
+a search issued after a write returns finds it. A watcher this server has just started
+(cli/autostart.py) is waited for, a few seconds at most, rather than opening the indexes
+here beside it; until its embedding model is loaded it answers searches with BM25 + graph
+and says so. Without a watcher (autostart off, or it could not start) everything runs
+here, as a cold CLI command would.
 
-Commands run one at a time per process: running one swaps sys.stdout and os.environ.
+Each call here opens its own App (and closes it): the vault's config is read afresh, as a
+CLI command reads it, and no index stays open in this process between calls. Calls run
+here one at a time; reads the watcher answers run side by side.
 """
 
 from __future__ import annotations
 
-import io
-import json
 import os
 import subprocess
-import sys
 import threading
 import time
-from contextlib import redirect_stderr, redirect_stdout
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vaultmem.daemon.bridge import Captured, client_environment
-from vaultmem.daemon.client import exchange, forwardable, passed_env
+from vaultmem.daemon.client import exchange, synced_after_write
 from vaultmem.daemon.paths import connect_path
-from vaultmem.errors import VaultmemError
-from vaultmem.mcp.tools import Tool, split_stdin
+from vaultmem.errors import VaultmemError, error_from
+from vaultmem.mcp.tools import Plan, Read
+from vaultmem.models import Result, to_json
+from vaultmem.services import reads
+from vaultmem.services.app import App
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
-    data: dict[str, Any]  # the command's JSON document; {"error": {code, message}} on failure
-    is_error: bool
-    warnings: str = ""  # what the command said on stderr (warnings, notices)
+class Answer:
+    data: dict[str, Any]  # the result as the CLI's `--json` document
+    warnings: list[str] = field(default_factory=list)  # what the use case noticed
     via: str = "process"  # "watcher" or "process"
 
 
 # How long a call waits for the socket of a watcher this server started: it takes the index
 # lock after its imports (~1 s), or waits up to its lock_wait_s (15 s) for an indexer.
 WATCHER_START_WAIT_S = 20.0
-
-
-def error_outcome(code: str, message: str) -> Outcome:
-    return Outcome({"error": {"code": code, "message": message}}, True)
+# Errors that mean "this watcher will not answer it": run the read here instead.
+NOT_ANSWERED = ("stopping", "not_this_vault", "invalid_request")
+# Who is asking is the transport's business: never the environment's.
+IDENTITY_ENV = ("VAULTMEM_GHOST", "VAULTMEM_VAULT")
 
 
 class Runner:
-    def __init__(self, root: Path, starting: subprocess.Popen[bytes] | None = None) -> None:
+    def __init__(
+        self, root: Path, starting: subprocess.Popen[bytes] | None = None, env: Mapping[str, str] | None = None
+    ) -> None:
         self.root = root
+        self._env = {k: v for k, v in (os.environ if env is None else env).items() if k not in IDENTITY_ENV}
         self._lock = threading.Lock()
-        self._command: Any = None
         # A watcher started by this server and not yet answering (cli/autostart.py).
         self._starting = starting
         self._starting_until = time.monotonic() + WATCHER_START_WAIT_S
 
-    def call(self, tool: Tool, arguments: dict[str, Any] | None, ghost: str | None) -> Outcome:
-        try:
-            argv = tool.command(arguments, ghost)
-        except VaultmemError as exc:
-            return error_outcome(exc.code, exc.message)
-        argv, stdin = split_stdin(argv)
-        full = ["--vault", str(self.root), *(["--ghost", ghost] if ghost else []), "--json", *argv]
-        # The ghost is the server's, never the environment's.
-        env = {k: v for k, v in passed_env(os.environ).items() if k not in ("VAULTMEM_GHOST", "VAULTMEM_VAULT")}
-        reply = self._forward(full, env) if forwardable(full) else None
-        via = "watcher"
-        if reply is None:
-            via = "process"
-            with self._lock:
-                reply = self._run_here(full, env, stdin)
-        return _outcome(reply, via)
+    def call(self, plan: Plan, ghost: str | None) -> Answer:
+        """The use case's result; its typed error (VaultmemError) when it fails."""
+        if isinstance(plan, Read):
+            answer = self._forward(plan.request, ghost)
+            if answer is not None:
+                return answer
+            request = plan.request
+            return self._here(ghost, lambda app: reads.run(app, request))
+        return self._here(ghost, plan.run)
+
+    def _here(self, ghost: str | None, use_case: Callable[[App], Result]) -> Answer:
+        notices: list[str] = []
+        with self._lock:
+            app = App.open(self.root, ghost, env=self._env, notice=notices.append)
+            try:
+                app.after_write = synced_after_write(str(self.root), notices.append)
+                result = use_case(app)
+            finally:
+                app.close()
+        return Answer(to_json(result), notices, "process")
 
     def _socket(self) -> str | None:
         """The watcher's socket; waits for the one of a watcher this server is starting."""
@@ -89,49 +96,27 @@ class Runner:
             self._starting = None  # up, gone (another watcher won the race, or none could start) or late
         return path if os.path.exists(path) else None
 
-    def _forward(self, argv: list[str], env: dict[str, str]) -> dict[str, Any] | None:
+    def _forward(self, request: Any, ghost: str | None) -> Answer | None:
+        """The watcher's answer to a typed read; None when no watcher answers it."""
         path = self._socket()
         if path is None:
             return None
-        request = {"op": "cli", "argv": argv, "env": env, "tty": False, "cwd": str(self.root), "reply": "frame"}
-        reply, _ = exchange(path, request)
-        if reply is None or not isinstance(reply.get("exit_code"), int):
-            return None  # no watcher after all, or it is stopping: run it here
-        return reply
-
-    def _run_here(self, argv: list[str], env: dict[str, str], stdin: str) -> dict[str, Any]:
-        if self._command is None:
-            import typer.main
-
-            from vaultmem.cli.main import app
-
-            self._command = typer.main.get_command(app)
-        out, err = Captured(False), Captured(False)
-        saved_stdin = sys.stdin
-        with client_environment(env), redirect_stdout(out), redirect_stderr(err):
-            sys.stdin = io.TextIOWrapper(io.BytesIO(stdin.encode("utf-8")), encoding="utf-8")
-            try:
-                # VaultmemGroup.main turns every error into its code and JSON document.
-                code = self._command.main(list(argv), prog_name="vaultmem", standalone_mode=False)
-            except SystemExit as exc:
-                code = exc.code if isinstance(exc.code, int) else 1
-            finally:
-                sys.stdin = saved_stdin
-        exit_code = code if isinstance(code, int) and not isinstance(code, bool) else 0
-        return {"stdout": out.getvalue(), "stderr": err.getvalue(), "exit_code": exit_code}
-
-
-def _outcome(reply: dict[str, Any], via: str) -> Outcome:
-    stdout, stderr = str(reply.get("stdout", "")), str(reply.get("stderr", ""))
-    try:
-        data = json.loads(stdout) if stdout.strip() else None
-    except ValueError:
-        data = None
-    if not isinstance(data, dict):
-        # Never a traceback to the client: the last line of what the command said.
-        lines = [line for line in stderr.splitlines() if line.strip() and not line.startswith((" ", "Traceback"))]
-        message = lines[-1].removeprefix("vaultmem: error: ") if lines else "the command gave no answer"
-        return Outcome({"error": {"code": "internal", "message": message}}, True, "", via)
-    # Warnings only: a failed command's message is already in its error document.
-    warnings = "\n".join(line for line in stderr.splitlines() if line.startswith("warning"))
-    return Outcome(data, reply.get("exit_code") != 0 or "error" in data, warnings, via)
+        message = {
+            "op": "call",
+            "use_case": reads.name_of(request),
+            "ghost": ghost,
+            "root": str(self.root),
+            "request": reads.encode(request),
+        }
+        reply, _ = exchange(path, message)
+        if reply is None:
+            return None  # no watcher after all, or it went away mid-answer: run it here
+        error = reply.get("error")
+        if isinstance(error, dict):
+            if error.get("code") in NOT_ANSWERED:
+                return None
+            raise error_from(error)
+        data, warnings = reply.get("result"), reply.get("warnings")
+        if not isinstance(data, dict):
+            raise VaultmemError("the watcher's answer holds no result")
+        return Answer(data, [str(w) for w in warnings] if isinstance(warnings, list) else [], "watcher")

@@ -7,12 +7,13 @@ structured content (the CLI's `--json` document) plus a short text, errors as to
 carrying the CLI's code and message.
 
 Identity is never a tool argument. Over stdio the ghost is the one given at start; over
-HTTP it is the ghost whose bearer token the request carries (auth.py).
+HTTP it is the ghost of the bearer token that opened the session (http.py).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -23,14 +24,17 @@ import mcp_types as types
 from mcp.server import Server
 
 from vaultmem import __version__
-from vaultmem.mcp.runner import Outcome, Runner, error_outcome
+from vaultmem.errors import InvalidInput, VaultmemError
+from vaultmem.mcp.runner import Answer, Runner
 from vaultmem.mcp.tools import BY_NAME, TOOLS
+
+log = logging.getLogger("vaultmem.mcp")
 
 INSTRUCTIONS = (
     "Long-term memory kept as markdown notes. Search before answering from memory "
     "(memory_search); save what should outlive this conversation (memory_save)."
 )
-# Who is asking: stdio knows it at start; HTTP reads it from the request (auth.py).
+# Who is asking: stdio knows it at start; HTTP from the token that opened the session (http.py).
 GhostOf = Callable[[Any], str | None]
 
 
@@ -56,16 +60,34 @@ def _annotations(hints: dict[str, bool]) -> types.ToolAnnotations:
     )
 
 
-def result_of(outcome: Outcome, text_of: Callable[[Any], str] | None) -> types.CallToolResult:
-    if outcome.is_error:
-        error = outcome.data.get("error", {})
-        text = json.dumps({"error": error}, ensure_ascii=False)
-        return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
-    text = text_of(outcome.data) if text_of else json.dumps(outcome.data, ensure_ascii=False)
-    extra = [line for line in outcome.warnings.splitlines() if line.removeprefix("warning: ") not in text]
+def result_of(answer: Answer, text_of: Callable[[Any], str] | None) -> types.CallToolResult:
+    text = text_of(answer.data) if text_of else json.dumps(answer.data, ensure_ascii=False)
+    extra = [w for w in answer.warnings if w.removeprefix("warning: ") not in text]
     if extra:
         text += "\n" + "\n".join(extra)
-    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=outcome.data)
+    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=answer.data)
+
+
+def error_of(error: VaultmemError) -> types.CallToolResult:
+    text = json.dumps({"error": error.to_dict()}, ensure_ascii=False, default=str)
+    return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
+
+
+def call_tool(runner: Runner, name: str, arguments: Any, ghost: str | None) -> types.CallToolResult:
+    """One tool call, start to end, on a worker thread: checked arguments, the typed use
+    case, its result or its typed error."""
+    tool = BY_NAME.get(name)
+    if tool is None:
+        return error_of(InvalidInput(f"unknown tool {name!r}; tools: {', '.join(BY_NAME)}"))
+    try:
+        return result_of(runner.call(tool.plan(arguments, ghost), ghost), tool.text)
+    except VaultmemError as exc:
+        return error_of(exc)
+    except Exception as exc:
+        # The last guard of a call (Whoosh, Chroma and SQLite raise their own types): logged
+        # here, a short message to the client, never a traceback, and the server serves on.
+        log.exception("tool %s failed", name)
+        return error_of(VaultmemError(f"internal error: {type(exc).__name__}: {exc}"))
 
 
 def build_server(root: Path, ghost_of: GhostOf, starting: subprocess.Popen[bytes] | None = None) -> Server[Any]:
@@ -77,13 +99,11 @@ def build_server(root: Path, ghost_of: GhostOf, starting: subprocess.Popen[bytes
         return types.ListToolsResult(tools=tools)
 
     async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        tool = BY_NAME.get(params.name)
-        if tool is None:
-            outcome = error_outcome("invalid_input", f"unknown tool {params.name!r}; tools: {', '.join(BY_NAME)}")
-            return result_of(outcome, None)
-        ghost = ghost_of(ctx)
-        outcome = await anyio.to_thread.run_sync(runner.call, tool, params.arguments, ghost)
-        return result_of(outcome, tool.text)
+        try:
+            ghost = ghost_of(ctx)
+        except VaultmemError as exc:
+            return error_of(exc)
+        return await anyio.to_thread.run_sync(call_tool, runner, params.name, params.arguments, ghost)
 
     return Server(
         "vaultmem",
@@ -94,8 +114,16 @@ def build_server(root: Path, ghost_of: GhostOf, starting: subprocess.Popen[bytes
     )
 
 
+def log_to_stderr() -> None:
+    """The server's log (refused tokens, refused sessions, failed calls) on stderr, where an
+    MCP host or a service manager keeps it; stdout is the protocol's, over stdio."""
+    logging.basicConfig(level=logging.WARNING, format="vaultmem mcp: %(levelname)s %(name)s: %(message)s")
+
+
 def serve_stdio(root: Path, ghost: str | None, starting: subprocess.Popen[bytes] | None = None) -> None:
     from mcp.server.stdio import stdio_server
+
+    log_to_stderr()
 
     server = build_server(root, lambda ctx: ghost, starting)
 

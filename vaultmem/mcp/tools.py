@@ -1,25 +1,30 @@
 """The MCP tools, stated once, without the SDK: names, input schemas, the aliases models
-guess, annotations, and how a call becomes the `vaultmem` command line whose `--json`
-output is the tool's structured result.
+guess, annotations, and for each tool the typed use case a call becomes.
 
-A tool call is a CLI command: the same parsing of values, the same service, the same JSON
-shape and the same error codes (SPEC §6) — and, when a watcher runs, the same forwarding to
-it (runner.py). Identity is never an argument here: the server adds `--ghost`.
+A call's arguments are checked against the tool's input schema (arguments.py) and turned
+into a typed request for the very use case the CLI runs (services/): a `Read` the watcher
+may answer (services/reads.py) or a `Write` run by the server itself (runner.py). Identity
+is never an argument: the server passes the ghost its transport decided, and no value here
+can name another ghost, another vault or a file.
 
 Kept small on purpose: the whole `tools/list` answer must stay under 2,500 tokens
-(characters / 4; tests/mcp/test_tools_list.py), so descriptions are one or two sentences and
+(characters / 4; tests/mcp/test_tools.py), so descriptions are one or two sentences and
 rarely-needed options are accepted but not described at length.
 """
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from vaultmem.errors import InvalidInput
+from vaultmem.mcp.arguments import check
+from vaultmem.models import Result
+from vaultmem.services.app import App
+from vaultmem.services.query import QueryRequest
+from vaultmem.services.reads import GetRequest, ReferenceRequest
+from vaultmem.services.search import FilterSpec, SearchRequest
 
 Args = dict[str, Any]
 
@@ -44,6 +49,25 @@ SCOPE: dict[str, Any] = {"enum": list(SCOPES)}
 # Names models commonly use for a parameter, by tool family; applied before the check for
 # unknown parameters. `top_k`, `limit`, `k`, `n` all mean "at most this many results".
 LIMIT_ALIASES = ("top_k", "limit", "k", "n", "max_results", "num_results")
+# Given as an object, their fields are the tool's own (`options.max_results`, `patch.body`).
+NESTED = ("options", "patch")
+
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    """A read use case (services/reads.py request): the watcher answers it when one runs."""
+
+    request: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Write:
+    """A use case that writes note files: run by the server itself, as the CLI runs it."""
+
+    run: Callable[[App], Result]
+
+
+Plan = Read | Write
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +76,7 @@ class Tool:
     description: str
     properties: dict[str, Any]
     required: tuple[str, ...]
-    argv: Callable[[Args, str | None], list[str]]
+    plan_for: Callable[[Args, str | None], Plan]
     output_keys: tuple[str, ...]
     read_only: bool = False
     destructive: bool = False
@@ -83,22 +107,25 @@ class Tool:
             "openWorldHint": False,
         }
 
-    def command(self, arguments: Mapping[str, Any] | None, ghost: str | None) -> list[str]:
-        """The CLI command line (without --vault/--ghost/--json) for these arguments."""
-        return self.argv(self.normalize(arguments or {}), ghost)
+    def plan(self, arguments: Any, ghost: str | None) -> Plan:
+        """The typed use case these arguments ask for, acting as `ghost` (the transport's)."""
+        return self.plan_for(self.normalize(arguments or {}), ghost)
 
-    def normalize(self, arguments: Mapping[str, Any]) -> Args:
-        """Aliases applied, nested `options`/`patch` flattened, unknown names refused."""
+    def normalize(self, arguments: Any) -> Args:
+        """Aliases applied, nested `options`/`patch` flattened, unknown names refused, every
+        value checked against its schema."""
         if not isinstance(arguments, Mapping):
             raise InvalidInput(f"{self.name}: arguments must be an object")
         args: Args = {}
+        given: dict[str, str] = {}
         for key, value in arguments.items():
-            if key in ("options", "patch") and isinstance(value, Mapping):
-                # Nested as the seeds write them (`options.max_results`, `patch.body`), or flat.
+            if key in NESTED and "properties" in self.properties.get(key, {"properties": None}):
+                if not isinstance(value, Mapping):
+                    raise InvalidInput(f"{self.name}: {key} must be an object")
                 for k, v in value.items():
-                    self._put(args, k, v)
+                    self._put(args, given, str(k), v)
             else:
-                self._put(args, key, value)
+                self._put(args, given, str(key), value)
         missing = [name for name in self.required if args.get(name) in (None, "")]
         if missing:
             raise InvalidInput(
@@ -107,249 +134,148 @@ class Tool:
         return args
 
     @property
-    def properties_flat(self) -> set[str]:
-        names = set(self.properties)
-        opts = self.properties.get("options", {}).get("properties", {})
-        return names | set(opts)
+    def properties_flat(self) -> dict[str, Any]:
+        return {**self.properties, **self.properties.get("options", {}).get("properties", {})}
 
-    def _put(self, args: Args, key: str, value: Any) -> None:
+    def _put(self, args: Args, given: dict[str, str], key: str, value: Any) -> None:
         name = self.aliases.get(key, key)
-        if name not in self.properties_flat:
+        schema = self.properties_flat.get(name)
+        if schema is None or name == "options":
             raise InvalidInput(f"{self.name}: unknown parameter {key!r}; accepted: {', '.join(self.accepted)}")
+        if name in given:
+            raise InvalidInput(f"{self.name}: {name} is given twice (as {given[name]!r} and {key!r})")
+        given[name] = key
         if value is not None:
-            args[name] = value
+            args[name] = check(name, schema, value)
 
 
 # --- values --------------------------------------------------------------------------------
 
 
-def _text(args: Args, name: str) -> str:
-    value = args[name]
-    if not isinstance(value, str):
-        raise InvalidInput(f"{name} must be a string")
-    return value
-
-
-def _number(name: str, value: Any, integer: bool = False) -> str:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        if isinstance(value, str):
-            try:
-                return _number(name, int(value) if integer else float(value), integer)
-            except ValueError:
-                pass
-        raise InvalidInput(f"{name} must be a {'whole ' if integer else ''}number, not {value!r}")
-    if integer:
-        if value != int(value):
-            raise InvalidInput(f"{name} must be a whole number, not {value!r}")
-        return str(int(value))
-    return repr(float(value))
-
-
-def _bool(name: str, value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    if value in ("true", "false"):
-        return value == "true"
-    raise InvalidInput(f"{name} must be true or false, not {value!r}")
-
-
-def _strings(name: str, value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return list(value)
-    raise InvalidInput(f"{name} must be a string or a list of strings")
-
-
-def _scope(value: Any, allowed: tuple[str, ...] | None = None) -> str:
-    if not isinstance(value, str):
-        raise InvalidInput("scope must be a string")
+def _scope(value: str | None, allowed: tuple[str, ...] | None = None) -> str | None:
+    """A scope name of the schema's enum, as the services name it."""
+    if value is None:
+        return None
     scope = SCOPES.get(value, value)
     if scope not in (allowed or ("all", *CLI_SCOPES)):
-        names = ", ".join(allowed or (*SCOPES, *CLI_SCOPES))
-        raise InvalidInput(f"scope {value!r} is not one of {names}")
+        raise InvalidInput(f"scope {value!r} is not one of {', '.join(allowed or (*SCOPES, *CLI_SCOPES))}")
     return scope
 
 
-def _opts(args: Args, flags: Mapping[str, tuple[str, str]]) -> list[str]:
-    """Options from a table name -> (flag, kind): kind s(tring), i(nt), f(loat), l(ist)."""
-    out: list[str] = []
-    for name, (flag, kind) in flags.items():
-        if name not in args:
-            continue
-        value = args[name]
-        if kind == "l":
-            for item in _strings(name, value):
-                out += [flag, item]
-        elif kind == "i":
-            out += [flag, _number(name, value, integer=True)]
-        elif kind == "f":
-            out += [flag, _number(name, value)]
-        else:
-            if not isinstance(value, str):
-                raise InvalidInput(f"{name} must be a string")
-            out += [flag, value]
-    return out
+# --- the use cases ---------------------------------------------------------------------------
 
 
-def _ref(args: Args) -> str:
-    return _text(args, "note_id")
-
-
-def _expect(args: Args) -> list[str]:
-    return _opts(args, {"expect_version": ("--expect-version", "i")})
-
-
-def _positional(*values: str) -> list[str]:
-    # After `--` nothing is an option: a query or a body starting with "-" stays text.
-    return ["--", *values]
-
-
-# --- command lines -------------------------------------------------------------------------
-
-
-def _search(args: Args, ghost: str | None) -> list[str]:
-    argv = ["search"]
-    if "scope" in args:
-        argv += ["--scope", _scope(args["scope"])]
-    argv += _opts(
-        args,
-        {
-            "max_results": ("--limit", "i"), "bm25_weight": ("--bm25-weight", "f"),
-            "embedding_weight": ("--embedding-weight", "f"), "rrf_k": ("--rrf-k", "f"),
-            "graph_depth": ("--graph-depth", "i"), "trust_bias": ("--trust-bias", "f"),
-            "budget_tokens": ("--budget-tokens", "i"), "mode": ("--mode", "s"), "tags": ("--tag", "l"),
-            "types": ("--type", "l"), "min_score": ("--min-score", "f"),
-        },
+def _search(a: Args, ghost: str | None) -> Plan:
+    return Read(
+        SearchRequest(
+            query=a["query"], mode=a.get("mode", "hybrid"), limit=a.get("max_results"),
+            filters=FilterSpec(scope=_scope(a.get("scope")), tags=a.get("tags", ()), types=a.get("types", ())),
+            bm25_weight=a.get("bm25_weight"), embedding_weight=a.get("embedding_weight"), rrf_k=a.get("rrf_k"),
+            trust_bias=a.get("trust_bias"), graph_depth=a.get("graph_depth"),
+            include_parent=a.get("include_parent", True), include_links_in=a.get("include_links_in", True),
+            include_links_out=a.get("include_links_out", True), budget_tokens=a.get("budget_tokens"),
+            min_score=a.get("min_score"),
+        )
     )  # fmt: skip
-    for name, flag in (
-        ("include_links_in", "--no-links-in"),
-        ("include_links_out", "--no-links-out"),
-        ("include_parent", "--no-parent"),
-    ):
-        if name in args and not _bool(name, args[name]):
-            argv.append(flag)
-    return [*argv, *_positional(_text(args, "query"))]
 
 
-def _get(args: Args, ghost: str | None) -> list[str]:
-    argv = ["get"]
-    if "scope" in args:
-        argv += ["--scope", _scope(args["scope"])]
-    return [*argv, *_positional(_text(args, "note_id_or_title"))]
+def _get(a: Args, ghost: str | None) -> Plan:
+    return Read(GetRequest(a["note_id_or_title"], _scope(a.get("scope"))))
 
 
-def _capture(args: Args, ghost: str | None) -> list[str]:
-    scope = _scope(args.get("scope", "private_only"), ("private", "shared"))
-    argv = ["capture", "--scope", scope, *_opts(args, {"tags": ("--tag", "l"), "source": ("--source", "s")})]
-    return [*argv, *_positional(_text(args, "payload"))]
+def _reference(a: Args, ghost: str | None) -> Plan:
+    return Read(ReferenceRequest(a["topic"], a["question"], a.get("max_results"), a.get("rrf_k")))
 
 
-def _reference(args: Args, ghost: str | None) -> list[str]:
-    argv = ["reference", "search", *_opts(args, {"max_results": ("--limit", "i"), "rrf_k": ("--rrf-k", "f")})]
-    return [*argv, *_positional(_text(args, "topic"), _text(args, "question"))]
-
-
-def _query(args: Args, ghost: str | None) -> list[str]:
-    argv = ["query"]
-    if "scope" in args:
-        argv += ["--scope", _scope(args["scope"])]
-    argv += _opts(
-        args,
-        {
-            "types": ("--type", "l"), "memory_type": ("--memory-type", "s"), "since": ("--since", "s"),
-            "until": ("--until", "s"), "max_results": ("--limit", "i"), "min_relevance": ("--min-relevance", "f"),
-        },
+def _query(a: Args, ghost: str | None) -> Plan:
+    return Read(
+        QueryRequest(
+            query=a["query"], types=tuple(a.get("types", ())), memory_type=a.get("memory_type"),
+            scope=_scope(a.get("scope")), since=a.get("since"), until=a.get("until"),
+            limit=a.get("max_results", 10), min_relevance=a.get("min_relevance", 0.3), regex=a.get("regex", False),
+        )
     )  # fmt: skip
-    if _bool("regex", args.get("regex", False)):
-        argv.append("--regex")
-    return [*argv, *_positional(_text(args, "query"))]
 
 
-def _write(args: Args, ghost: str | None) -> list[str]:
-    writes = args["writes"]
-    if not isinstance(writes, list):
-        raise InvalidInput("writes must be an array of memory_writes objects")
-    scope = "shared" if _bool("shared", args.get("shared", False)) else "private"
-    # The document goes through stdin (runner.py hands `STDIN` over); see STDIN_MARK.
-    return ["write", "--scope", scope, STDIN_MARK + json.dumps(writes, ensure_ascii=False)]
+def _capture(a: Args, ghost: str | None) -> Plan:
+    from vaultmem.services.capture import capture
+
+    scope = "shared" if a.get("scope") == "shared_only" else "private"
+    return Write(lambda app: capture(app, a["payload"], scope, a.get("tags", ()), a.get("source")))
 
 
-def _create(args: Args, ghost: str | None) -> list[str]:
-    scope = args.get("scope", "private")
-    argv = ["note", "create", "--title", _text(args, "title"), "--type", _text(args, "type")]
-    argv += ["--scope", _scope(scope, ("shared", "private", "diary", "project"))]
-    argv += _opts(
-        args,
-        {
-            "project": ("--project", "s"), "parent": ("--parent", "s"), "tags": ("--tag", "l"),
-            "aliases": ("--alias", "l"), "source": ("--source", "s"), "trust_score": ("--trust", "f"),
-            "confidence": ("--confidence", "f"), "importance": ("--importance", "f"), "ttl_days": ("--ttl-days", "f"),
-        },
+def _write(a: Args, ghost: str | None) -> Plan:
+    from vaultmem.services.writes import ingest
+
+    # Each item was checked as an object nested at most arguments.MAX_DEPTH levels.
+    return Write(lambda app: ingest(app, a["writes"], shared=a.get("shared", False)))
+
+
+def _create(a: Args, ghost: str | None) -> Plan:
+    from vaultmem.services.notes import NewNote, create_note
+
+    spec = NewNote(
+        title=a["title"], type=a["type"], scope=_scope(a["scope"], ("shared", "private", "diary", "project")) or "",
+        project=a.get("project"), body=a.get("body", ""), parent=a.get("parent"), tags=a.get("tags", ()),
+        aliases=a.get("aliases", ()), source=a.get("source"), trust=a.get("trust_score"),
+        confidence=a.get("confidence"), importance=a.get("importance"), ttl_days=a.get("ttl_days"),
     )  # fmt: skip
-    return [*argv, *_body_flag(args.get("body", ""))]
+    return Write(lambda app: create_note(app, spec))
 
 
-def _body_flag(body: Any, flag: str = "--body") -> list[str]:
-    if not isinstance(body, str):
-        raise InvalidInput("body must be a string")
-    # "-" would mean stdin on the command line: hand it over through stdin instead.
-    return [f"{flag}=-", STDIN_MARK + body] if body == "-" else [f"{flag}={body}"]
+def _update(a: Args, ghost: str | None) -> Plan:
+    from vaultmem.services.notes import NotePatch, update_note
 
-
-def _update(args: Args, ghost: str | None) -> list[str]:
-    argv = ["note", "update", *_opts(args, {"title": ("--title", "s"), "replace_section": ("--replace-section", "s")})]
-    sets = args.get("set", {})
-    if not isinstance(sets, Mapping):
-        raise InvalidInput("set must be an object of front matter fields")
-    for key, value in sets.items():
-        text = "" if value is None else value if isinstance(value, str) else json.dumps(value)
-        argv += ["--set", f"{key}={text}"]
-    argv += _opts(args, {"add_tags": ("--add-tag", "l"), "remove_tags": ("--remove-tag", "l")})
-    if "body" in args and "append" in args:
+    if "body" in a and "append" in a:
         raise InvalidInput("use either body or append, not both")
-    if "body" in args:
-        argv += _body_flag(args["body"])
-    if "append" in args:
-        argv += _body_flag(args["append"], "--append")
-    return [*argv, *_expect(args), *_positional(_ref(args))]
+    patch = NotePatch(
+        title=a.get("title"), fields=a.get("set", {}), add_tags=a.get("add_tags", ()),
+        remove_tags=a.get("remove_tags", ()), body=a.get("body"), append=a.get("append"),
+        replace_section=a.get("replace_section"),
+    )  # fmt: skip
+    # No version stated: adding to a note a person edited is fine, replacing its text is not.
+    return Write(lambda app: update_note(app, a["note_id"], patch, a.get("expect_version"), refuse_unseen_edits=True))
 
 
-def _validate(args: Args, ghost: str | None) -> list[str]:
-    by = args.get("validated_by") or f"{ghost or 'anonymous'}/{args.get('model') or 'unknown'}"
-    argv = ["note", "validate", "--by", str(by), *_opts(args, {"trust_score": ("--trust", "f")})]
-    return [*argv, *_expect(args), *_positional(_ref(args))]
+def _validate(a: Args, ghost: str | None) -> Plan:
+    from vaultmem.services.notes import validate_note
+
+    # Who validated is the transport's ghost, never a value the caller sends.
+    by = f"{ghost or 'anonymous'}/{a.get('model') or 'unknown'}"
+    return Write(lambda app: validate_note(app, a["note_id"], by, a.get("trust_score"), a.get("expect_version")))
 
 
-def _comment(args: Args, ghost: str | None) -> list[str]:
-    text = _text(args, "comment")
-    argv = ["note", "comment", *_opts(args, {"model": ("--model", "s")})]
-    argv += ["--text=-", STDIN_MARK + text] if text == "-" else [f"--text={text}"]
-    return [*argv, *_expect(args), *_positional(_ref(args))]
+def _comment(a: Args, ghost: str | None) -> Plan:
+    from vaultmem.services.notes import comment_note
+
+    return Write(lambda app: comment_note(app, a["note_id"], a["comment"], a.get("model"), a.get("expect_version")))
 
 
-def _delete(args: Args, ghost: str | None) -> list[str]:
-    return ["note", "delete", *_expect(args), *_positional(_ref(args))]
+def _delete(a: Args, ghost: str | None) -> Plan:
+    from vaultmem.services.notes import delete_note
+
+    return Write(lambda app: delete_note(app, a["note_id"], a.get("expect_version")))
 
 
-def _save(args: Args, ghost: str | None) -> list[str]:
+def _save(a: Args, ghost: str | None) -> Plan:
     from vaultmem.services.capture import capture_title
+    from vaultmem.services.notes import NewNote, create_note
 
-    content = _text(args, "content")
+    content = a["content"]
     if not content.strip():
         raise InvalidInput("content is empty: nothing to save")
-    scope = _scope(args.get("scope", "private"), ("shared", "private", "project"))
-    argv = ["note", "create", "--title", capture_title(content), "--type", str(args.get("type", "fact"))]
-    argv += ["--scope", scope, *_opts(args, {"tags": ("--tag", "l"), "project": ("--project", "s")})]
-    return [*argv, *_body_flag(content)]
+    spec = NewNote(
+        title=capture_title(content), type="fact", scope=_scope(a.get("scope", "private"), ("shared", "private", "project")) or "",
+        project=a.get("project"), body=content, tags=a.get("tags", ()),
+    )  # fmt: skip
+    return Write(lambda app: create_note(app, spec))
 
 
-def _save_update(args: Args, ghost: str | None) -> list[str]:
-    return ["note", "update", *_body_flag(_text(args, "content")), *_positional(_ref(args))]
+def _save_update(a: Args, ghost: str | None) -> Plan:
+    from vaultmem.services.notes import NotePatch, update_note
 
-
-# An argv item starting with this is not an argument: runner.py passes the rest as stdin.
-STDIN_MARK = "\x00stdin:"
+    patch = NotePatch(body=a["content"])
+    return Write(lambda app: update_note(app, a["note_id"], patch, a.get("expect_version"), refuse_unseen_edits=True))
 
 
 # --- short texts for the model ----------------------------------------------------------------
@@ -536,11 +462,11 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         "memory_note_validate",
         "Record that you checked a note; optionally set its trust_score.",
-        {"note_id": S, "model": S, "trust_score": N, "validated_by": S, "expect_version": INT},
+        {"note_id": S, "model": S, "trust_score": N, "expect_version": INT},
         ("note_id",),
         _validate,
         ("id", "version", "last_validated_at", "trust_score"),
-        aliases={**_REF_ALIASES, "trust": "trust_score", "by": "validated_by"},
+        aliases={**_REF_ALIASES, "trust": "trust_score"},
     ),
     Tool(
         "memory_note_comment",
@@ -574,7 +500,7 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         "memory_update",
         "Replace the text of a note saved before, keeping its id.",
-        {"note_id": S, "content": S},
+        {"note_id": S, "content": S, "expect_version": INT},
         ("note_id", "content"),
         _save_update,
         _WRITE_KEYS,
@@ -584,7 +510,7 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         "memory_delete",
         "Forget a note by id (moved to the trash).",
-        {"note_id": S},
+        {"note_id": S, "expect_version": INT},
         ("note_id",),
         _delete,
         ("id", "trashed_to"),
@@ -593,17 +519,3 @@ TOOLS: tuple[Tool, ...] = (
     ),
 )
 BY_NAME = {tool.name: tool for tool in TOOLS}
-
-
-def split_stdin(argv: list[str]) -> tuple[list[str], str]:
-    """The command line without the stdin marker, and the stdin text it carried."""
-    stdin = ""
-    out = []
-    for arg in argv:
-        if arg.startswith(STDIN_MARK):
-            stdin = arg[len(STDIN_MARK) :]
-        else:
-            out.append(arg)
-    if out and out[0] == "write" and stdin:
-        out.append("-")
-    return out, stdin

@@ -6,6 +6,7 @@ import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from dataclasses import field as dataclass_field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -319,14 +320,37 @@ def load_for_write(app: App, ref: str) -> Loaded:
     return Loaded(rec, parsed, data.decode("utf-8"), stamp)
 
 
+def check_unseen_edit(path: str, file_version: int, now_at: int) -> None:
+    """A write that replaces text, from a caller that states no version it read: refused
+    while the note holds an edit made outside vaultmem (its effective version is past the
+    one vaultmem wrote into the file), so a person's words are never replaced unseen."""
+    if now_at == file_version:
+        return
+    raise Conflict(
+        f"{path} holds an edit made by hand (outside vaultmem) that this write would replace; it is at "
+        f"version {now_at}: read it, then retry with expect_version {now_at}; nothing written",
+        current_version=now_at,
+    )
+
+
 def mutate(
-    app: App, ref: str, mutation: Mutation, *, expect_version: int | None = None, bump: bool = True
+    app: App,
+    ref: str,
+    mutation: Mutation,
+    *,
+    expect_version: int | None = None,
+    bump: bool = True,
+    refuse_unseen_edits: bool = False,
 ) -> tuple[WriteResult, dict[str, Any]]:
-    """Read a note, apply `mutation`, write it back atomically unless it changed meanwhile."""
+    """Read a note, apply `mutation`, write it back atomically unless it changed meanwhile.
+    `refuse_unseen_edits`: without `expect_version`, a hand edit is a conflict
+    (check_unseen_edit) rather than text to write over."""
     loaded = load_for_write(app, ref)
     note = loaded.note
     now_at = version_of(app, loaded.record, note, loaded.stamp.sha256)
     check_expected(loaded.record.path, note.version, now_at, expect_version)
+    if refuse_unseen_edits and expect_version is None:
+        check_unseen_edit(loaded.record.path, note.version, now_at)
     changes, new_body = mutation(note)
     version = now_at
     if bump:
@@ -343,18 +367,23 @@ def mutate(
     return WriteResult(loaded.record.id or note.id, loaded.record.path, version), edited.front_matter
 
 
-def parse_set(assignment: str) -> tuple[str, Any]:
-    """`KEY=VALUE`; VALUE is read as YAML, so numbers, booleans and [lists] keep their type."""
-    if "=" not in assignment:
-        raise InvalidInput(f"--set expects KEY=VALUE, got {assignment!r}")
-    key, raw = assignment.split("=", 1)
-    key = key.strip()
+def check_set_key(key: str) -> str:
+    """A front matter key a caller may set (or remove)."""
     if not re.match(r"^[A-Za-z_][A-Za-z0-9_.\-]*$", key):
         raise InvalidInput(f"invalid key {key!r}")
     if key in VALIDATION_KEYS:
         raise InvalidInput(f"{key} is recorded by `vaultmem note validate`; it cannot be set by hand")
     if key in PROTECTED_KEYS:
         raise InvalidInput(f"{key} is managed by vaultmem or decided by the note's folder; it cannot be set")
+    return key
+
+
+def parse_set(assignment: str) -> tuple[str, Any]:
+    """`KEY=VALUE`; VALUE is read as YAML, so numbers, booleans and [lists] keep their type."""
+    if "=" not in assignment:
+        raise InvalidInput(f"--set expects KEY=VALUE, got {assignment!r}")
+    key, raw = assignment.split("=", 1)
+    key = check_set_key(key.strip())
     try:
         value = load_yaml(f"v: {raw}")["v"] if raw.strip() else ""
     except FrontMatterError:
@@ -406,9 +435,21 @@ class NotePatch:
     body: str | None = None
     append: str | None = None
     replace_section: str | None = None
+    # Typed front matter values (key -> value; None or "" removes), as an API caller has
+    # them; `sets` are the CLI's KEY=VALUE texts, whose VALUE is read as YAML.
+    fields: Mapping[str, Any] = dataclass_field(default_factory=dict)
+
+    @property
+    def replaces_text(self) -> bool:
+        """Whether it writes over what is there (not only adds to it: append, tags)."""
+        return bool(self.body is not None or self.sets or self.fields or self.title is not None)
 
 
-def update_note(app: App, ref: str, patch: NotePatch, expect_version: int | None = None) -> WriteResult:
+def update_note(
+    app: App, ref: str, patch: NotePatch, expect_version: int | None = None, *, refuse_unseen_edits: bool = False
+) -> WriteResult:
+    """`refuse_unseen_edits`: a caller that states no version (an agent over MCP) may add to
+    a note a person edited, but not replace its text (mutate)."""
     edits = [
         patch.body is not None and patch.replace_section is None,
         patch.append is not None,
@@ -418,7 +459,9 @@ def update_note(app: App, ref: str, patch: NotePatch, expect_version: int | None
         raise InvalidInput("use one of --body, --append, --replace-section (with --body) at a time")
     if patch.replace_section is not None and patch.body is None:
         raise InvalidInput("--replace-section needs --body with the new section content")
-    sets = [parse_set(s) for s in patch.sets]
+    sets = [parse_set(s) for s in patch.sets] + [
+        (check_set_key(k), "" if v is None else v) for k, v in patch.fields.items()
+    ]
     title = check_title(patch.title) if patch.title is not None else None
     add_tags = check_tags(patch.add_tags)
     remove = {normalize_tag(t).lower() for t in patch.remove_tags}
@@ -459,7 +502,8 @@ def update_note(app: App, ref: str, patch: NotePatch, expect_version: int | None
             new_body = file_linked_text(app, patch.body, note.relpath)
         return changes, new_body
 
-    result, _ = mutate(app, ref, mutation, expect_version=expect_version)
+    guard = refuse_unseen_edits and patch.replaces_text
+    result, _ = mutate(app, ref, mutation, expect_version=expect_version, refuse_unseen_edits=guard)
     if section_found and not section_found[0]:
         return WriteResult(result.id, result.path, result.version, {"section_created": True})
     return result

@@ -1,73 +1,271 @@
 """Bearer tokens of `vaultmem mcp --http`, one or more per ghost.
 
-`add` makes a random token, returns it once, and stores only its SHA-256 (with the ghost and
-when it was made) in `.vaultmem/mcp_tokens.json`, mode 0600. `ghost_for` answers which
-ghost a presented token belongs to, comparing hashes in constant time. Deleting the file
-revokes every token.
+`add` makes a random token, returns it once, and keeps only its SHA-256 (with the ghost, a
+short id and when it was made) in `<vault>/.vaultmem-tokens.json`, mode 0600, beside — not
+inside — the disposable `.vaultmem/`: deleting the derived state never revokes a token.
+`revoke` drops one token by its id; `list` shows them without the secret. Rewrites happen
+under a lock, through a unique temp file renamed into place, so parallel `token add`s each
+keep their token and a reader never sees half a file.
+
+`TokenBook` is the server's side: which ghost a presented token belongs to (constant-time
+hash comparison), the file read again whenever it changed (a revoke holds at the next
+request), and when each token was last used. A file it cannot read refuses every token.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import hmac
 import json
+import logging
 import os
 import secrets
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from vaultmem.clock import iso
 from vaultmem.clock import now as utc_now
 from vaultmem.config import load_config, validate_ghost_name
-from vaultmem.errors import InvalidInput
+from vaultmem.errors import IndexBusy, InvalidInput, NotFound
+from vaultmem.models import TokenCreated, TokenInfo, TokenList, TokenRevoked
 from vaultmem.paths import StatePaths
+from vaultmem.services.vaults import append_ignore_rule
 
 PREFIX = "vmt_"
+ID_HEX = 12  # the short id: the first hex digits of the token's hash (48 bits)
+LOCK_WAIT_S = 30.0
+USED_FLUSH_S = 60.0  # how often the server records when tokens were last used
+
+log = logging.getLogger("vaultmem.tokens")
+
+
+class DamagedTokens(InvalidInput):
+    """The token file is not one vaultmem wrote: nothing is rewritten over it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    id: str
+    ghost: str
+    hash: str
+    created: str
 
 
 def _digest(token: str) -> str:
     return "sha256:" + hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def _load(path: Path) -> list[dict[str, Any]]:
+def _id(digest: str) -> str:
+    return digest.removeprefix("sha256:")[:ID_HEX]
+
+
+def _read(path: Path) -> list[Entry] | None:
+    """The entries of a token file; None when there is none; DamagedTokens when it cannot
+    be read as one."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return []
-    except (OSError, ValueError) as exc:
-        raise InvalidInput(f"{path} is not a token file vaultmem can read: {exc}") from None
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DamagedTokens(f"{path} cannot be read: {exc}") from None
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise DamagedTokens(f"{path} is not a token file vaultmem wrote ({exc}); fix or remove it") from None
     tokens = data.get("tokens") if isinstance(data, dict) else None
-    return [t for t in tokens if isinstance(t, dict)] if isinstance(tokens, list) else []
+    if not isinstance(tokens, list):
+        raise DamagedTokens(f'{path} has no "tokens" list; fix or remove it')
+    out = []
+    for item in tokens:
+        digest = item.get("hash") if isinstance(item, dict) else None
+        ghost = item.get("ghost") if isinstance(item, dict) else None
+        if not isinstance(digest, str) or not digest.startswith("sha256:") or not isinstance(ghost, str):
+            raise DamagedTokens(f"{path} holds an entry that is not a token: {item!r}; fix or remove it")
+        out.append(Entry(_id(digest), ghost, digest, str(item.get("created", ""))))
+    return out
 
 
-def add_token(root: Path, ghost: str) -> dict[str, Any]:
-    """A new token for `ghost` (a registered ghost): {ghost, token, created, file}."""
+def load_entries(root: Path) -> list[Entry]:
+    """Every token of the vault (those of the former `.vaultmem/mcp_tokens.json` while the
+    new file is not written yet)."""
+    paths = StatePaths(root)
+    entries = _read(paths.tokens)
+    if entries is None:
+        entries = _read(paths.legacy_tokens)
+    return entries or []
+
+
+@contextlib.contextmanager
+def _locked(root: Path) -> Iterator[None]:
+    lock_path = StatePaths(root).tokens_lock
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        deadline = time.monotonic() + LOCK_WAIT_S
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise IndexBusy(f"another `vaultmem token` command holds {lock_path}") from None
+                time.sleep(0.02)
+        yield
+    finally:
+        os.close(fd)  # drops the lock
+
+
+def _write(root: Path, entries: list[Entry]) -> Path:
+    """The token file replaced whole: a unique temp file, fsync, rename, 0600 throughout."""
+    paths = StatePaths(root)
+    target = paths.tokens
+    data = {"tokens": [{"id": e.id, "ghost": e.ghost, "hash": e.hash, "created": e.created} for e in entries]}
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:  # mkstemp makes it 0600
+            json.dump(data, fh, indent=1)
+            fh.write("\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    with contextlib.suppress(OSError):
+        dir_fd = os.open(target.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    with contextlib.suppress(FileNotFoundError):
+        paths.legacy_tokens.unlink()  # moved: a revoke must not be undone by the old copy
+    return target
+
+
+def add_token(root: Path, ghost: str) -> TokenCreated:
+    """A new token for `ghost` (a registered ghost), shown once."""
     validate_ghost_name(ghost)
     if ghost not in load_config(root).ghosts:
         raise InvalidInput(f"unknown ghost {ghost!r}: register it with `vaultmem ghost add {ghost}`")
-    path = StatePaths(root).mcp_tokens
-    path.parent.mkdir(parents=True, exist_ok=True)
     token = PREFIX + secrets.token_urlsafe(32)
-    created = iso(utc_now())
-    tokens = [*_load(path), {"ghost": ghost, "hash": _digest(token), "created": created}]
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump({"tokens": tokens}, fh, indent=1)
-        fh.write("\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-    return {"ghost": ghost, "token": token, "created": created, "file": str(path)}
-
-
-def ghost_for(root: Path, token: str | None) -> str | None:
-    """The ghost the token was made for, or None (no token, unknown, revoked)."""
-    if not token:
-        return None
     digest = _digest(token)
-    found = None
-    for entry in _load(StatePaths(root).mcp_tokens):
-        if hmac.compare_digest(str(entry.get("hash", "")), digest):
-            found = entry.get("ghost")
-    return found if isinstance(found, str) else None
+    entry = Entry(_id(digest), ghost, digest, iso(utc_now()))
+    with _locked(root):
+        path = _write(root, [*load_entries(root), entry])
+        gitignore = root / ".gitignore"
+        if gitignore.is_file() and not gitignore.is_symlink():
+            append_ignore_rule(gitignore, path.name)  # a vault made before tokens lived here
+    return TokenCreated(ghost, token, entry.id, entry.created, str(path))
+
+
+def list_tokens(root: Path) -> TokenList:
+    used = _read_used(root)
+    tokens = [TokenInfo(e.id, e.ghost, e.created, used.get(e.id)) for e in load_entries(root)]
+    return TokenList(tokens, str(StatePaths(root).tokens))
+
+
+def revoke_token(root: Path, token_id: str) -> TokenRevoked:
+    """Drop the token whose id is `token_id` (as `token list` shows it)."""
+    wanted = token_id.strip().lower()
+    if not wanted:
+        raise InvalidInput("which token? give its id (`vaultmem token list`)")
+    with _locked(root):
+        entries = load_entries(root)
+        gone = [e for e in entries if e.id == wanted]
+        if not gone:
+            raise NotFound(f"no token with id {token_id!r} (`vaultmem token list` shows them)")
+        _write(root, [e for e in entries if e.id != wanted])
+    return TokenRevoked(gone[0].id, gone[0].ghost)
+
+
+def _read_used(root: Path) -> dict[str, str]:
+    try:
+        data = json.loads(StatePaths(root).tokens_used.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}  # derived: losing it loses only "last used"
+    return (
+        {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)} if isinstance(data, dict) else {}
+    )
+
+
+class TokenBook:
+    """The tokens as the server checks them: the file is read again whenever it changed
+    (size, mtime, inode), so `token add` and `token revoke` hold at the next request."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._paths = StatePaths(root)
+        self._lock = threading.Lock()
+        self._signature: Any = ()
+        self._entries: list[Entry] = []
+        self._damaged: str | None = None
+        self._used: dict[str, str] = {}
+        self._flushed = time.monotonic()
+
+    def _signature_now(self) -> Any:
+        out: list[tuple[int, int, int] | None] = []
+        for path in (self._paths.tokens, self._paths.legacy_tokens):
+            try:
+                st = os.stat(path)
+            except OSError:
+                out.append(None)
+                continue
+            out.append((st.st_ino, st.st_size, st.st_mtime_ns))
+        return tuple(out)
+
+    def _current(self) -> list[Entry]:
+        signature = self._signature_now()
+        if signature != self._signature:
+            try:
+                self._entries, self._damaged = load_entries(self.root), None
+            except InvalidInput as exc:
+                self._entries, self._damaged = [], exc.message
+                log.error("every request is refused until the token file is fixed: %s", exc.message)
+            self._signature = signature
+        return self._entries
+
+    def identify(self, token: str | None) -> Entry | None:
+        """The entry of a presented token, or None (none given, unknown, revoked, or the
+        token file cannot be read)."""
+        if not token:
+            return None
+        digest = _digest(token)
+        with self._lock:
+            found = None
+            for entry in self._current():
+                if hmac.compare_digest(entry.hash, digest):
+                    found = entry
+            if found is not None:
+                self._note_use(found.id)
+            return found
+
+    @property
+    def damaged(self) -> str | None:
+        return self._damaged
+
+    def _note_use(self, token_id: str) -> None:
+        self._used[token_id] = iso(utc_now())
+        if time.monotonic() - self._flushed >= USED_FLUSH_S:
+            self.flush()
+
+    def flush(self) -> None:
+        """Record when tokens were last used (best effort: it is only for `token list`)."""
+        self._flushed = time.monotonic()
+        if not self._used:
+            return
+        merged = {**_read_used(self.root), **self._used}
+        path = self._paths.tokens_used
+        with contextlib.suppress(OSError):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(merged, fh)
+            os.replace(tmp, path)

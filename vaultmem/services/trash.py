@@ -1,4 +1,6 @@
-"""Deleted notes wait in `.vaultmem/trash/<UTC time>/<path>`; `trash restore` brings one back.
+"""Deleted notes wait in `.trash/<UTC time>/<path>` (the folder Obsidian moves deleted files
+to); `trash restore` brings one back. Notes deleted by earlier versions, in
+`.vaultmem/trash/`, are listed and restored the same way.
 
 A trashed note keeps the readers of the folder it was deleted from: a ghost lists and
 restores only what it could see before the delete.
@@ -7,31 +9,44 @@ restores only what it could see before the delete.
 from __future__ import annotations
 
 import os
+import re
 
 from vaultmem.errors import Ambiguous, Conflict, InvalidInput, NotFound
 from vaultmem.models import RestoreResult, Trashed, TrashList
-from vaultmem.paths import TRASH_RELPATH
+from vaultmem.paths import LEGACY_TRASH_RELPATH, TRASH_RELPATH
 from vaultmem.services.app import App
 from vaultmem.vault import store
 from vaultmem.vault.layout import classify, is_note_path
 from vaultmem.vault.note import ParsedNote, parse_note
 
+# A delete's folder (vault/store.py trash_file): anything else in .trash/ is Obsidian's own.
+_BATCH = re.compile(r"^\d{8}T\d{6}\d*Z$")
+
 
 def _deleted_at(stamp: str) -> str:
     """`20261123T101500123456Z` -> `2026-11-23T10:15:00Z`."""
-    if len(stamp) >= 16 and stamp[8] == "T":
-        return f"{stamp[0:4]}-{stamp[4:6]}-{stamp[6:8]}T{stamp[9:11]}:{stamp[11:13]}:{stamp[13:15]}Z"
-    return stamp
+    return f"{stamp[0:4]}-{stamp[4:6]}-{stamp[6:8]}T{stamp[9:11]}:{stamp[11:13]}:{stamp[13:15]}Z"
+
+
+def _batch(trashed_to: str) -> str:
+    """The delete's folder name in a `trashed_to` path."""
+    for base in (TRASH_RELPATH, LEGACY_TRASH_RELPATH):
+        if trashed_to.startswith(base + "/"):
+            return trashed_to[len(base) + 1 :].split("/", 1)[0]
+    return ""
 
 
 def trashed_notes(app: App) -> list[Trashed]:
     """Every trashed note this ghost may see, newest first."""
-    base = app.root / TRASH_RELPATH
-    if base.is_symlink() or not base.is_dir():
-        return []
+    batches: list[tuple[str, str]] = []
+    for rel in (TRASH_RELPATH, LEGACY_TRASH_RELPATH):
+        base = app.root / rel
+        if base.is_symlink() or not base.is_dir():
+            continue
+        batches += [(name, rel) for name in os.listdir(base) if _BATCH.match(name)]
     out: list[Trashed] = []
-    for batch in sorted(os.listdir(base), reverse=True):
-        folder = base / batch
+    for batch, rel in sorted(batches, reverse=True):
+        folder = app.root / rel / batch
         if folder.is_symlink() or not folder.is_dir():
             continue
         for dirpath, dirnames, filenames in os.walk(folder):
@@ -43,7 +58,7 @@ def trashed_notes(app: App) -> list[Trashed]:
                     continue
                 if not app.can_read(classify(original)):
                     continue
-                trashed_to = f"{TRASH_RELPATH}/{batch}/{original}"
+                trashed_to = f"{rel}/{batch}/{original}"
                 try:
                     data, _ = store.read_file(app.root, trashed_to)
                 except (NotFound, InvalidInput):
@@ -72,7 +87,7 @@ def _pick(app: App, ref: str) -> Trashed:
         matches = [t for t in notes if t.path.lower() in (low, bare + ".md")]
     if not matches:
         raise NotFound(f"no trashed note matches {ref!r} (see `vaultmem trash list`)")
-    newest = [t for t in matches if t.trashed_to.split("/")[2] == matches[0].trashed_to.split("/")[2]]
+    newest = [t for t in matches if _batch(t.trashed_to) == _batch(matches[0].trashed_to)]
     if len({t.path for t in newest}) > 1:
         candidates = [t.to_dict() for t in newest]
         raise Ambiguous(f"{ref!r} matches {len(newest)} trashed notes", candidates=candidates)

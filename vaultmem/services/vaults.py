@@ -75,9 +75,6 @@ def ghost_folders(root: Path, ghost: str) -> None:
         (root / top / ghost).mkdir(parents=True, exist_ok=True)
 
 
-_IGNORE_RULES = {STATE_DIR, f"{STATE_DIR}/", f"/{STATE_DIR}", f"/{STATE_DIR}/"}
-
-
 def _present(path: Path) -> bool:
     return path.exists() or path.is_symlink()
 
@@ -101,14 +98,17 @@ def _template_paths(src: Traversable, rel: str, ghosts: list[str], ghost: str | 
     return out
 
 
-def _append_ignore_rule(path: Path) -> bool:
-    """Append `.vaultmem/` to an existing .gitignore, unless a line already ignores it."""
+def append_ignore_rule(path: Path, entry: str) -> bool:
+    """Append `entry` (`.vaultmem/`, a file name) to an existing .gitignore, unless a line
+    already ignores it (with or without a leading or trailing slash)."""
+    name = entry.strip("/")
+    rules = {name, f"{name}/", f"/{name}", f"/{name}/"}
     data = path.read_bytes()
-    if any(line.strip() in _IGNORE_RULES for line in data.decode("utf-8", "replace").splitlines()):
+    if any(line.strip() in rules for line in data.decode("utf-8", "replace").splitlines()):
         return False
     newline = b"\r\n" if b"\r\n" in data else b"\n"
     with path.open("ab") as fh:  # appends: the lines already there stay byte for byte
-        fh.write((newline if data and not data.endswith(b"\n") else b"") + f"{STATE_DIR}/".encode() + newline)
+        fh.write((newline if data and not data.endswith(b"\n") else b"") + entry.encode() + newline)
     return True
 
 
@@ -180,7 +180,7 @@ def init_vault(path: Path, ghosts: list[str], examples: bool | None = None) -> I
     before = {rel for rel in planned if _present(root / rel)}
     gitignore = root / ".gitignore"
     appended: list[str] = []
-    if gitignore.is_file() and not gitignore.is_symlink() and _append_ignore_rule(gitignore):
+    if gitignore.is_file() and not gitignore.is_symlink() and append_ignore_rule(gitignore, f"{STATE_DIR}/"):
         appended.append(".gitignore")
     _write_vault(root, names, examples, hook_is_ours="hooks/pre-commit" not in before)
 

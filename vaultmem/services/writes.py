@@ -52,14 +52,15 @@ MILLIS_FROM = 1e11  # an epoch number at least this big is milliseconds (1e11 s 
 MAX_DEPTH = 64  # memory writes are a few levels deep; deeper input is refused whole
 
 
-def _depth(data: Any) -> int:
-    """How deeply lists and objects nest in parsed JSON; iterative, so any depth is safe."""
+def nesting_depth(data: Any, limit: int = MAX_DEPTH) -> int:
+    """How deeply lists and objects nest in parsed JSON (a scalar is 0), counted up to one
+    past `limit`; iterative, so any depth is safe."""
     deepest, stack = 0, [(data, 1)]
     while stack:
         value, level = stack.pop()
         if isinstance(value, (list, dict)):
             deepest = max(deepest, level)
-            if deepest > MAX_DEPTH:
+            if deepest > limit:
                 break
             stack.extend((v, level + 1) for v in (value.values() if isinstance(value, dict) else value))
     return deepest
@@ -74,7 +75,7 @@ def parse_writes(text: str) -> list[Any]:
     except RecursionError:
         # The parser gives up on input nested thousands of levels deep (`[[[[…`).
         raise InvalidInput(f"input is nested too deeply; memory writes nest at most {MAX_DEPTH} levels") from None
-    if _depth(data) > MAX_DEPTH:
+    if nesting_depth(data) > MAX_DEPTH:
         raise InvalidInput(f"input is nested too deeply; memory writes nest at most {MAX_DEPTH} levels")
     if isinstance(data, dict) and isinstance(data.get("memory_writes"), list):
         data = data["memory_writes"]

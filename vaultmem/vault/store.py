@@ -424,7 +424,7 @@ def move_file(root: Path, relpath: str, new_relpath: str) -> None:
 
 
 def trash_file(root: Path, relpath: str, expected: FileStamp | None = None) -> str:
-    """Move a note into .vaultmem/trash/<UTC time>/<path>; returns the vault-relative target.
+    """Move a note into .trash/<UTC time>/<path>; returns the vault-relative target.
 
     With `expected`, only if the file is still what was read (else Conflict, nothing moved)."""
     source = resolve_inside(root, relpath)
@@ -435,7 +435,7 @@ def trash_file(root: Path, relpath: str, expected: FileStamp | None = None) -> s
     stamp = datetime.fromtimestamp(clock.epoch(), UTC).strftime("%Y%m%dT%H%M%S%fZ")
     dest_rel = f"{TRASH_RELPATH}/{stamp}/{check_relpath(relpath)}"
     dest = root / dest_rel
-    # A symlinked .vaultmem/ or trash/ must not carry the note (maybe a private one) out of
+    # A symlinked .trash/ must not carry the note (maybe a private one) out of
     # the vault, nor into a folder with other readers.
     make_folders(root, dest_rel.rsplit("/", 1)[0], no_links=True)
     if not inside_vault(root, dest.parent):
