@@ -252,6 +252,8 @@ int main(int argc, char **argv) {
     g_argc = argc;
     g_argv = argv;
     char cwd[PATH_MAX], root[PATH_MAX], sock_path[PATH_MAX + sizeof SOCKET_REL];
+    /* Python decides: a watcher already found unresponsive, or derived state kept elsewhere. */
+    if (getenv(UNRESPONSIVE_ENV) != NULL || getenv(STATE_DIR_ENV) != NULL) run_python();
     if (!forwardable(argc - 1, argv + 1) || getcwd(cwd, sizeof cwd) == NULL) run_python();
     if (!find_root(argc - 1, argv + 1, cwd, root)) run_python();
     snprintf(sock_path, sizeof sock_path, "%s%s", root, SOCKET_REL);
@@ -275,8 +277,18 @@ int main(int argc, char **argv) {
     struct sockaddr_un addr = {.sun_family = AF_UNIX};
     memcpy(addr.sun_path, sock_path, strlen(sock_path) + 1);
     if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) run_python();
+    /* Only a watcher of this user hears the arguments and environment (client.py peer_uid). */
+    struct ucred peer;
+    socklen_t peer_len = sizeof peer;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &peer_len) != 0 || peer.uid != getuid()) run_python();
+    /* The watcher sends a space as soon as it has read the request (client.py FIRST_BYTE_S):
+     * nothing by then is a hung watcher, and Python answers without it (and says so). */
+    long first_ms = FIRST_BYTE_MS;
+    const char *configured = getenv(TIMEOUT_ENV);
+    if (configured != NULL && atof(configured) > 0) first_ms = (long)(atof(configured) * 1000);
+    struct timeval first = {.tv_sec = first_ms / 1000, .tv_usec = (first_ms % 1000) * 1000};
     struct timeval stall = {.tv_sec = STALL_S};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &stall, sizeof stall);
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &first, sizeof first);
     signal(SIGPIPE, SIG_IGN);
     if (write_all(fd, req.data, req.len) != 0) run_python();
 
@@ -287,8 +299,11 @@ int main(int argc, char **argv) {
         if (n == 0) break;
         if (n < 0) {
             if (errno == EINTR) continue;
+            if (reply.len == 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+                setenv(UNRESPONSIVE_ENV, "no answer from the watcher", 1);
             run_python(); /* stalled or broken: run it here, as the Python client does */
         }
+        if (reply.len == 0) setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &stall, sizeof stall);
         put(&reply, chunk, (size_t)n);
         if ((long)reply.len > MAX_REPLY) run_python();
     }

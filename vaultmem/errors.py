@@ -83,3 +83,43 @@ def error_from(data: Any) -> VaultmemError:
     if isinstance(code, str):
         error.code = code  # a code of its own (index_busy's kin, socket_unavailable ...): kept
     return error
+
+
+class NotWritable(VaultmemError):
+    """The vault, or the folder of its derived state, cannot be written (a read-only mount,
+    another user's checkout): reads work, writes say so."""
+
+    code = "not_writable"
+
+
+class DiskFull(VaultmemError):
+    """No space left where a write had to go. Nothing is half-written (writes are atomic);
+    it works again once there is room."""
+
+    code = "disk_full"
+
+
+_READ_ONLY = {30: "read-only file system", 13: "permission denied", 1: "operation not permitted"}  # EROFS EACCES EPERM
+_FULL = {28: "no space left on the device", 122: "disk quota exceeded"}  # ENOSPC EDQUOT
+
+
+def environment_error(exc: BaseException) -> VaultmemError | None:
+    """The typed error for a failure of the machine rather than of vaultmem — a read-only or
+    full disk, a file it may not touch, from the OS or from SQLite — or None for anything
+    else."""
+    if isinstance(exc, (DiskFull, NotWritable)):
+        return exc
+    errno = getattr(exc, "errno", None)
+    where = getattr(exc, "filename", None)
+    at = f" {where}" if where else ""
+    if errno in _FULL:
+        return DiskFull(f"cannot write{at}: {_FULL[errno]}; nothing was half-written: retry once there is room")
+    if errno in _READ_ONLY:
+        return NotWritable(f"cannot change{at}: {_READ_ONLY[errno]}")
+    # SQLite (the state db, Chroma's) and the libraries above it carry no errno: the message.
+    text = str(exc).lower()
+    if "database or disk is full" in text or "no space left on device" in text:
+        return DiskFull(f"cannot write the index: {exc}; retry once there is room")
+    if "readonly database" in text or "read-only file system" in text:
+        return NotWritable(f"cannot write the index: {exc}")
+    return None

@@ -50,6 +50,15 @@ def named(key: str, default: Any = ...) -> Any:
     return field(default=default, metadata={_KEY: key})
 
 
+def _always(value: Any) -> bool:
+    return True
+
+
+def internal(default_factory: Callable[[], Any]) -> Any:
+    """A field the services read and the JSON never shows."""
+    return field(default_factory=default_factory, metadata={_OMIT: _always})
+
+
 def inline(default_factory: Callable[[], Any] | None = None) -> Any:
     """A mapping (or result) whose keys join the enclosing object's, in their order."""
     if default_factory is None:
@@ -301,11 +310,16 @@ class IndexReport(Result):
     unchanged: int = 0
     errors: list[dict[str, str]] = field(default_factory=list)
     seconds: float = 0.0
-    fulltext_docs: int = 0
-    embedded_notes: int = 0
-    embedded_chunks: int = 0  # chunk texts the model embedded
-    kept_chunks: int = 0  # chunks of those notes whose text, unchanged, kept its stored vector
+    # The indexer's own counters: None (left out) in a ghost's view of the report, whose
+    # counts above are of its notes only (services/indexing.py run_index).
+    fulltext_docs: int | None = opt(0)
+    embedded_notes: int | None = opt(0)
+    embedded_chunks: int | None = opt(0)  # chunk texts the model embedded
+    kept_chunks: int | None = opt(0)  # chunks of those notes whose text, unchanged, kept its stored vector
     vectors: str = "none"
+    # path -> "added" | "updated" | "deleted" | "moved" (the new path): what a reader's view
+    # of the report is counted from (services/indexing.py run_index)
+    changes: dict[str, str] = internal(dict)
 
     def to_dict(self) -> dict[str, Any]:
         data = to_json(self)

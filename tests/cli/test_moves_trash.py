@@ -114,10 +114,12 @@ def test_note_move_renames_and_relinks(slug_vault: Path, cli: Cli) -> None:
     secret_before = (vault / "private/alice/My secret.md").read_bytes()
     out = cli.ok("note", "move", "Deploy steps", "Deployment", ghost="bob")
     assert out["moves"] == [{"id": ID_DEPLOY, "from": "shared/Deploy steps.md", "to": "shared/Deployment.md"}]
-    # bob writes only what he may write (SPEC §3): alice's private note keeps its text and
-    # is never named to him; its owner can relink it (`fix-names`, or her own move).
+    # Every link to the note is rewritten (issue 22: links are the vault's integrity), but
+    # bob is told only of what he may see (SPEC §3): alice's private note is never named.
     assert out["links_updated"] == ["shared/Wine basics.md"] and out["skipped"] == []
-    assert (vault / "private/alice/My secret.md").read_bytes() == secret_before
+    secret_after = (vault / "private/alice/My secret.md").read_bytes()
+    assert secret_after != secret_before and b"Deployment.md" in secret_after
+    assert not cli.ok("get", "My secret", ghost="alice")["links"]["dangling"]
     # A ghost's move writes vault paths: which bare name is unambiguous may depend on
     # notes it cannot see.
     assert "[[shared/Deployment#Setup|setup]]" in (vault / "shared/Wine basics.md").read_text(encoding="utf-8")

@@ -110,3 +110,15 @@ def test_the_token_file_is_kept_out_of_git(vault: Path, cli: Cli) -> None:
     cli.ok("token", "add", "alice")
     cli.ok("token", "add", "bob")
     assert gitignore.read_text() == ".vaultmem/\n.vaultmem-tokens.json\n"
+
+
+def test_a_ghost_sees_and_manages_only_its_own_tokens(vault: Path, cli: Cli) -> None:
+    alices = cli.ok("token", "add", "alice")
+    bobs = cli.ok("token", "add", "bob", ghost="bob")
+    assert [t["id"] for t in cli.ok("token", "list", ghost="bob")["tokens"]] == [bobs["id"]]
+    refused = cli("token", "add", "alice", ghost="bob")  # a token is an identity
+    assert refused.exit_code == 5 and "for itself only" in refused.data["error"]["message"]
+    hidden = cli("token", "revoke", alices["id"], ghost="bob")
+    assert hidden.exit_code == 3  # as if it did not exist
+    assert TokenBook(vault).identify(alices["token"]) is not None
+    assert {t["ghost"] for t in cli.ok("token", "list")["tokens"]} == {"alice", "bob"}  # a person: all

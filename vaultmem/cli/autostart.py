@@ -48,7 +48,7 @@ def start_in_background(root: Path) -> subprocess.Popen[bytes] | None:
     from vaultmem.paths import StatePaths
 
     files = StatePaths(root)
-    files.dir.mkdir(parents=True, exist_ok=True)
+    files.make()
     with open(files.watcher_log, "ab") as log:
         return subprocess.Popen(
             detached_argv(root, RESCAN_S, idle),

@@ -51,11 +51,21 @@ def open_app(ctx: typer.Context, vault: Path | None, ghost: str | None, progress
     if provider is not None:
         # Inside the watcher (vaultmem/daemon/bridge.py): its warm App, as this request's ghost.
         return provider(vault or g.get("vault"), ghost or g.get("ghost"), notice, progress)
-    from vaultmem.cli.notices import show_model_notices
-    from vaultmem.daemon.client import synced_after_write
+    import os
 
-    show_model_notices()  # a first search may prepare the embedding model: ~20 s, said on stderr
-    app = App.open(vault or g.get("vault"), ghost or g.get("ghost"), notice=notice, progress=progress)
+    from vaultmem.cli.notices import show_model_notices
+    from vaultmem.daemon.client import UNRESPONSIVE_ENV, synced_after_write
+    from vaultmem.services.app import AsTheyAre
+
+    unresponsive = os.environ.get(UNRESPONSIVE_ENV)  # set when forwarding met a hung watcher
+    if unresponsive:
+        notice(f"warning: the watcher did not answer ({unresponsive}): answering without it, from the index as it is")
+    else:
+        show_model_notices()  # a first search may prepare the embedding model: ~20 s, said on stderr
+    freshness = AsTheyAre(unresponsive) if unresponsive else None
+    app = App.open(
+        vault or g.get("vault"), ghost or g.get("ghost"), notice=notice, progress=progress, freshness=freshness
+    )
     app.after_write = synced_after_write(str(app.root), notice)
     ctx.call_on_close(app.close)
     return app

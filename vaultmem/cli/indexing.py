@@ -63,7 +63,7 @@ def register(app: typer.Typer) -> None:
         from vaultmem.services.indexing import run_index
 
         with progress_hook(True) as hook:
-            app_ = open_app(ctx, vault, None, progress=hook)
+            app_ = open_app(ctx, vault, ghost, progress=hook)
             report = run_index(app_, full=full)
         # After the bar is gone: while it draws, rich routes stdout through its (transient)
         # display, and a summary printed then vanished with it.
@@ -74,4 +74,4 @@ def register(app: typer.Typer) -> None:
         """Notes per scope, index freshness, embedding backend, watcher."""
         from vaultmem.services.indexing import status as get_status
 
-        emit(get_status(open_app(ctx, vault, None)), json_mode(ctx, json_), _render_status)
+        emit(get_status(open_app(ctx, vault, ghost)), json_mode(ctx, json_), _render_status)

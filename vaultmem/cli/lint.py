@@ -49,6 +49,6 @@ def register(app: typer.Typer) -> None:
         """Check every note: front matter, scopes, ids, types, ranges, links."""
         from vaultmem.services.lint import lint_vault
 
-        result = lint_vault(open_app(ctx, vault, None), fix=fix)
+        result = lint_vault(open_app(ctx, vault, ghost), fix=fix)
         emit(result, json_mode(ctx, json_), _render)
         return 1 if result.errors else 0

@@ -13,7 +13,7 @@ from typer.core import TyperGroup
 
 from vaultmem import __version__
 from vaultmem.cli.common import GhostOpt, JsonOpt, VaultOpt
-from vaultmem.errors import InvalidInput, VaultmemError
+from vaultmem.errors import InvalidInput, VaultmemError, environment_error
 
 try:
     # Typer 0.2x vendors click: its parse errors derive from TyperException and are not
@@ -200,11 +200,16 @@ class VaultmemGroup(TyperGroup):
             output.error("interrupted", "interrupted", json_mode)
             code = 130
         except Exception as exc:
-            # The CLI edge is the one place that may catch everything: an agent must still get
-            # one JSON document and exit 1 (internal failure); the traceback goes to stderr.
-            traceback.print_exc(file=sys.stderr)
-            output.error("internal", f"internal error: {type(exc).__name__}: {exc}", json_mode)
-            code = 1
+            known = environment_error(exc)  # a read-only or full disk: said plainly, no traceback
+            if known is not None:
+                output.error(known.code, known.message, json_mode)
+                code = known.exit_code
+            else:
+                # The CLI edge is the one place that may catch everything: an agent must still
+                # get one JSON document and exit 1 (internal failure); the traceback goes to stderr.
+                traceback.print_exc(file=sys.stderr)
+                output.error("internal", f"internal error: {type(exc).__name__}: {exc}", json_mode)
+                code = 1
         if standalone_mode:
             sys.exit(code)
         return code

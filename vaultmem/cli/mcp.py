@@ -49,6 +49,20 @@ def _render_revoked(con: Any, data: TokenRevoked) -> None:
     con.print(Text.assemble("Revoked token ", data.id, " of ghost ", safe(data.ghost)))
 
 
+def _token_scope(ctx: typer.Context, vault: Any, ghost: str | None) -> tuple[Any, str | None]:
+    """The vault, and the acting ghost (--ghost, else $VAULTMEM_GHOST): a person (no ghost)
+    manages every token; a ghost only its own."""
+    import os
+
+    from vaultmem.config import find_vault, load_config
+    from vaultmem.services.app import _checked_ghost
+
+    g = globals_of(ctx)
+    root = find_vault(vault or g.get("vault"))
+    acting = ghost or g.get("ghost") or os.environ.get("VAULTMEM_GHOST") or None
+    return root, _checked_ghost(load_config(root), acting)
+
+
 def register(app: typer.Typer) -> None:
     @app.command("mcp")
     def mcp(
@@ -121,11 +135,10 @@ def register(app: typer.Typer) -> None:
         json_: JsonOpt = False,
     ) -> None:
         """Make a new token for GHOST and print it once (only its hash is kept, in .vaultmem-tokens.json)."""
-        from vaultmem.config import find_vault
         from vaultmem.services.tokens import add_token
 
-        root = find_vault(vault or globals_of(ctx).get("vault"))
-        emit(add_token(root, name), json_mode(ctx, json_), _render_token)
+        root, acting = _token_scope(ctx, vault, ghost)
+        emit(add_token(root, name, acting), json_mode(ctx, json_), _render_token)
 
     @token_app.command("list")
     def list_(
@@ -135,11 +148,10 @@ def register(app: typer.Typer) -> None:
         json_: JsonOpt = False,
     ) -> None:
         """List the tokens: id, ghost, when made, when last used (never the token itself)."""
-        from vaultmem.config import find_vault
         from vaultmem.services.tokens import list_tokens
 
-        root = find_vault(vault or globals_of(ctx).get("vault"))
-        emit(list_tokens(root), json_mode(ctx, json_), _render_tokens)
+        root, acting = _token_scope(ctx, vault, ghost)
+        emit(list_tokens(root, acting), json_mode(ctx, json_), _render_tokens)
 
     @token_app.command("revoke")
     def revoke(
@@ -150,8 +162,7 @@ def register(app: typer.Typer) -> None:
         json_: JsonOpt = False,
     ) -> None:
         """Revoke one token: a server refuses it (401) from its next request on."""
-        from vaultmem.config import find_vault
         from vaultmem.services.tokens import revoke_token
 
-        root = find_vault(vault or globals_of(ctx).get("vault"))
-        emit(revoke_token(root, token_id), json_mode(ctx, json_), _render_revoked)
+        root, acting = _token_scope(ctx, vault, ghost)
+        emit(revoke_token(root, token_id, acting), json_mode(ctx, json_), _render_revoked)

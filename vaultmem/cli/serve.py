@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -49,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     from vaultmem.daemon.runner import AnotherWatcher, Settings, Watcher, configure_logging
 
     root = Path(args.vault).resolve()
+    os.umask(0o077)  # a watcher makes derived files only (never a note): each owner-only (0600)
     configure_logging(root, to_stderr=False)
     try:
         Watcher(root, command_runner, Settings(rescan_s=args.rescan_interval, idle_exit_s=args.idle_exit)).run()

@@ -57,9 +57,12 @@ def register(app: typer.Typer) -> None:
 
             result = control.start_detached(root, detached_argv(root, rescan_interval))
         else:
+            import os
+
             from vaultmem.cli.serve import command_runner
             from vaultmem.daemon.runner import Settings, Watcher, configure_logging
 
+            os.umask(0o077)  # this process makes derived files only: each owner-only (0600)
             configure_logging(root, to_stderr=True)
             watcher = Watcher(root, command_runner, Settings(rescan_s=rescan_interval))
             watcher.run()

@@ -45,8 +45,24 @@ _ROOT_ASSIGNED = tuple(f"{option}=" for option in ROOT_OPTIONS)  # `--vault=X`
 _VAULT_ASSIGNED = f"{VAULT_OPTION}="
 CONNECT_TIMEOUT_S = 2.0
 STALL_S = 20.0  # > 3 keepalives
+# The watcher sends a space as soon as it has read a request (server.py): nothing within
+# this long is a hung watcher, and the command answers by itself. $VAULTMEM_WATCHER_TIMEOUT.
+FIRST_BYTE_S = 2.0
+TIMEOUT_ENV = "VAULTMEM_WATCHER_TIMEOUT"
+# Set (to why) when this command found the watcher unresponsive: the command then answers
+# by itself from the indexes as they are (services/app.py AsTheyAre), and says so; the
+# native launcher sets it too before it hands a command to Python.
+UNRESPONSIVE_ENV = "VAULTMEM_WATCHER_UNRESPONSIVE"
 SYNC_TIMEOUT_S = 10.0
 MAX_REPLY_BYTES = 256 * 1024 * 1024
+
+
+def first_byte_s() -> float:
+    try:
+        value = float(os.environ.get(TIMEOUT_ENV) or FIRST_BYTE_S)
+    except ValueError:
+        return FIRST_BYTE_S
+    return value if value > 0 else FIRST_BYTE_S
 
 
 def passed_env(environ: Mapping[str, str]) -> dict[str, str]:
@@ -166,9 +182,25 @@ def _read_reply(data: bytes) -> dict[str, Any] | None:
     return reply if isinstance(reply, dict) else None
 
 
+def peer_uid(sock: Any) -> int | None:
+    """The user id of the process at the other end of a connected Unix socket (Linux
+    SO_PEERCRED, macOS LOCAL_PEERCRED); None where the platform cannot tell."""
+    import _socket
+
+    if hasattr(_socket, "SO_PEERCRED"):  # struct ucred {pid_t pid; uid_t uid; gid_t gid;}
+        raw = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)
+    elif hasattr(_socket, "LOCAL_PEERCRED"):  # struct xucred {u_int version; uid_t uid; ...}
+        raw = sock.getsockopt(0, _socket.LOCAL_PEERCRED, 76)
+    else:
+        return None
+    return int.from_bytes(raw[4:8], sys.byteorder)
+
+
 def exchange(path: str, request: dict[str, Any], deadline_s: float | None = None) -> tuple[dict[str, Any] | None, str]:
     """One request: (reply, "ok"), or (None, why not): "no_watcher" (no socket, refused),
-    "timeout" (`deadline_s` passed), "stalled" (no keepalive), "broken" (died mid-reply)."""
+    "foreign" (the process listening is another user's: nothing is sent to it),
+    "unresponsive" (not even the receipt of the request within first_byte_s), "timeout"
+    (`deadline_s` passed), "stalled" (no keepalive), "broken" (died mid-reply)."""
     import _socket
     import time
 
@@ -182,10 +214,16 @@ def exchange(path: str, request: dict[str, Any], deadline_s: float | None = None
         except OSError:
             return None, "no_watcher"
         try:
+            uid = peer_uid(sock)
+        except OSError:
+            return None, "foreign"
+        if uid is not None and uid != os.getuid():
+            return None, "foreign"
+        try:
             sock.sendall(_encode(request).encode("utf-8") + b"\n")
             size = 0
             while True:
-                wait = STALL_S
+                wait = STALL_S if size else first_byte_s()
                 if deadline_s is not None:
                     wait = min(wait, deadline_s - (time.monotonic() - start))
                     if wait <= 0:
@@ -199,7 +237,9 @@ def exchange(path: str, request: dict[str, Any], deadline_s: float | None = None
                 if size > MAX_REPLY_BYTES:
                     return None, "broken"
         except TimeoutError:
-            return None, "timeout" if deadline_s is not None and time.monotonic() - start >= deadline_s else "stalled"
+            if deadline_s is not None and time.monotonic() - start >= deadline_s:
+                return None, "timeout"
+            return None, "stalled" if size else "unresponsive"
         except OSError:
             return None, "broken"
     finally:
@@ -257,8 +297,9 @@ def _terminal_columns() -> str | None:
 
 def forward(argv: list[str]) -> int | None:
     """Run `vaultmem ARGV` in a live watcher and print its output; the exit code, or None
-    when the command is not one the watcher answers or no watcher answers."""
-    if forwardable(argv) is None:
+    when the command is not one the watcher answers or no watcher answers (an unresponsive
+    one is noted in $VAULTMEM_WATCHER_UNRESPONSIVE for the command run here instead)."""
+    if forwardable(argv) is None or os.environ.get(UNRESPONSIVE_ENV):
         return None
     try:
         cwd = os.getcwd()
@@ -279,8 +320,11 @@ def forward(argv: list[str]) -> int | None:
         if columns:
             env["COLUMNS"] = columns
     request = {"op": "cli", "argv": argv, "env": env, "tty": tty, "cwd": cwd, "reply": "frame"}
-    reply, _ = exchange(path, request)
+    reply, why = exchange(path, request)
     if reply is None or not isinstance(reply.get("exit_code"), int):
+        error = reply.get("error") if reply is not None else None
+        if why == "unresponsive" or (isinstance(error, dict) and error.get("code") == "unresponsive"):
+            os.environ[UNRESPONSIVE_ENV] = str(error.get("message")) if isinstance(error, dict) else why
         return None
     try:
         if reply.get("stderr"):

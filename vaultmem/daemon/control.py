@@ -64,7 +64,7 @@ def start_detached(root: Path, argv: list[str], timeout_s: float = START_TIMEOUT
     if existing is not None:
         return {"pid": existing.get("pid"), "socket": existing.get("socket"), "already_running": True}
     files = StatePaths(root)
-    files.dir.mkdir(parents=True, exist_ok=True)
+    files.make()
     with open(files.watcher_log, "ab") as log:
         # Its own session: no terminal, no SIGINT from the shell that started it. Output
         # goes to the log, where a crash before logging is set up still leaves a trace.

@@ -39,10 +39,10 @@ from typing import Any
 from vaultmem.config import CONFIG_NAME, VaultConfig, load_config
 from vaultmem.daemon import paths
 from vaultmem.daemon.bridge import CommandRunner, check_cli_request
-from vaultmem.daemon.client import find_root, ping
+from vaultmem.daemon.client import find_root, forwardable, ping
 from vaultmem.daemon.events import CONFIG, Debounce, make_handler, watched_event_classes
 from vaultmem.daemon.memory import trimmer
-from vaultmem.daemon.server import BadRequest, Pending, RequestServer, error_reply
+from vaultmem.daemon.server import BadRequest, Pending, RequestServer, SocketUnavailable, error_reply
 from vaultmem.daemon.status import RecentErrors, StatusFile, now_iso
 from vaultmem.errors import IndexBusy, InvalidInput, UsageError, VaultmemError
 from vaultmem.index.lock import IndexLock
@@ -96,6 +96,11 @@ class CliJob:
     tty: bool
     cwd: str
     pending: Pending = field(default_factory=Pending)
+    queued: float = field(default_factory=time.monotonic)
+
+    @property
+    def slow(self) -> bool:
+        return forwardable(self.argv) in SLOW_COMMANDS
 
 
 @dataclass(slots=True)
@@ -105,6 +110,24 @@ class CallJob:
     ghost: str | None
     request: Any
     pending: Pending = field(default_factory=Pending)
+    queued: float = field(default_factory=time.monotonic)
+
+    @property
+    def slow(self) -> bool:
+        return reads.name_of(self.request) in SLOW_COMMANDS
+
+
+Job = CliJob | CallJob
+# Requests that may take seconds (a scan of every file, a 2 s regex, a topic's files, a
+# reconcile asked for): they wait in a lane of their own, so that searches and gets queued
+# behind them wait at most for the one running — not for all of them.
+SLOW_COMMANDS = ("query", "reference", "index")
+# A slow request is taken before quick ones once it has waited this long (no starvation).
+SLOW_WAIT_MAX_S = 5.0
+# The worker gives a sign of life at every step it takes (a request, a batch of a
+# reconcile, an idle second); none for this long while it has work means it is wedged:
+# requests are then answered `unresponsive` and their clients answer by themselves.
+WORKER_STALL_S = 30.0
 
 
 def _config_signature(root: Path) -> tuple[int, int] | None:
@@ -144,10 +167,19 @@ class Watcher:
         self.rescan_s = self.settings.rescan_s
         self.files = StatePaths(self.root)
         self.env = dict(os.environ)  # requests swap os.environ for a moment; config uses this
-        self.socket_path = paths.bind_path(str(self.root))
+        socket_path = paths.bind_path(str(self.root))
+        if socket_path is None:
+            raise SocketUnavailable(
+                f"no private place for the watcher's socket: the vault path is too long for "
+                f"{paths.state_file(str(self.root), paths.WATCHER_SOCKET)!r} and neither $XDG_RUNTIME_DIR nor "
+                f"/tmp/vaultmem-{os.getuid()} is a folder only you may enter"
+            )
+        self.socket_path = socket_path
         self.cond = threading.Condition()  # an RLock inside: the signal handler may re-enter
         self.debounce = Debounce(self.settings.quiet_s, self.settings.max_latency_s)
-        self.jobs: deque[CliJob | CallJob] = deque()
+        self.jobs: deque[Job] = deque()
+        self.slow_jobs: deque[Job] = deque()
+        self.worker_beat = time.monotonic()
         self.waiters: list[Pending] = []
         self.stopping = False
         self.state = "starting"
@@ -181,7 +213,7 @@ class Watcher:
     def run(self) -> None:
         """Watch until stopped. IndexBusy (exit 6) when another watcher or indexer holds the vault."""
         self._refuse_if_another()
-        self.files.dir.mkdir(parents=True, exist_ok=True)
+        self.files.make()
         lock = self._acquire_lock()
         try:
             self._run_locked()
@@ -220,9 +252,10 @@ class Watcher:
         pid_file = self.files.watcher_pid
         try:
             pid_file.write_text(f"{os.getpid()}\n", encoding="utf-8")
+            self.files.secure(deep=True)
             self._app = self._open_app()
             self.status.write()
-            server = RequestServer(self.socket_path, self.dispatch)
+            server = RequestServer(self.socket_path, self.dispatch, self.stalled)
             server.start()
             self._server = server
             self.status.start_heartbeat(self.settings.heartbeat_s, self._check_home)
@@ -305,7 +338,15 @@ class Watcher:
         found = find_root(argv, env, cwd)
         return found is not None and Path(found) == self.root and _identity(found) == self.root_id
 
+    def stalled(self) -> str | None:
+        """Why the worker is not getting on with its queue (connection threads ask), or None."""
+        quiet = time.monotonic() - self.worker_beat
+        if quiet < WORKER_STALL_S or self.stopping:
+            return None
+        return f"the watcher (pid {os.getpid()}) has made no progress for {quiet:.0f} s"
+
     def _check_stop(self, label: str, done: int, total: int) -> None:
+        self.worker_beat = time.monotonic()
         # The engine calls this between batches: stopping here leaves its markers consistent.
         if self.stopping:
             raise WatcherStopping("the watcher is stopping; run the command again")
@@ -375,7 +416,9 @@ class Watcher:
         # Hand the GIL over first: the request server's thread needs it for every step of
         # taking a request in, and would otherwise wait the switch interval (5 ms) each time.
         time.sleep(0)
-        return not (self.jobs or self.waiters or self.stopping or self.debounce.due_in(time.monotonic()) == 0)
+        return not (
+            self.jobs or self.slow_jobs or self.waiters or self.stopping or self.debounce.due_in(time.monotonic()) == 0
+        )
 
     def _load_model(self, app: App) -> None:
         fingerprint = app.db.get_meta("vector_fingerprint")
@@ -426,11 +469,13 @@ class Watcher:
         with self.cond:
             while not self.stopping:
                 now = time.monotonic()
+                self.worker_beat = now
                 if self.waiters:
                     waiters, self.waiters = self.waiters, []
                     return "sync", waiters
-                if self.jobs:
-                    return "job", self.jobs.popleft()
+                job = self._next_job(now)
+                if job is not None:
+                    return "job", job
                 due = self.debounce.due_in(now)
                 if due == 0:
                     return "events", None
@@ -447,6 +492,12 @@ class Watcher:
                 # wake this wait; without the bound it would wait for the next rescan.
                 self.cond.wait(min(SIGNAL_POLL_S, wait if due is None else min(due, wait)))
             return None
+
+    def _next_job(self, now: float) -> Job | None:
+        """Quick requests first; a slow one when none waits, or once it has waited long."""
+        if self.slow_jobs and (not self.jobs or now - self.slow_jobs[0].queued >= SLOW_WAIT_MAX_S):
+            return self.slow_jobs.popleft()
+        return self.jobs.popleft() if self.jobs else None
 
     def _idle_too_long(self, now: float) -> bool:
         limit = self.settings.idle_exit_s
@@ -476,7 +527,7 @@ class Watcher:
         counts = {"added": report.added, "updated": report.updated, "deleted": report.deleted, "moved": report.moved}
         summary = {"at": now_iso(), "reason": reason, **counts, "seconds": round(time.monotonic() - started, 3)}
         self.last_reconcile = summary
-        if report.embedded_chunks or report.fulltext_docs > 100:
+        if report.embedded_chunks or (report.fulltext_docs or 0) > 100:
             self._trim(True)
         elif report.fulltext_docs or report.deleted:
             # Small batches too, at most every few seconds: a Whoosh segment merge every
@@ -612,7 +663,7 @@ class Watcher:
                 return error_reply("stopping", "the watcher is stopping")
             self.last_request = time.monotonic()
             if op in ("cli", "call"):
-                self.jobs.append(job)
+                (self.slow_jobs if job.slow else self.jobs).append(job)
             else:
                 self.waiters.append(pending)
             self.cond.notify_all()
@@ -621,7 +672,8 @@ class Watcher:
     def _refuse_queued(self) -> None:
         with self.cond:
             self.stopping = True
-            jobs, self.jobs = list(self.jobs), deque()
+            jobs = [*self.jobs, *self.slow_jobs]
+            self.jobs, self.slow_jobs = deque(), deque()
             waiters, self.waiters = self.waiters, []
         for job in jobs:
             job.pending.finish(error_reply("stopping", "the watcher is stopping"))
@@ -637,7 +689,7 @@ class Watcher:
 
     def _ping(self) -> dict[str, Any]:
         with self.cond:
-            queue = len(self.jobs) + len(self.waiters)
+            queue = len(self.jobs) + len(self.slow_jobs) + len(self.waiters)
         return {
             "ok": True,
             "pid": os.getpid(),
@@ -660,7 +712,7 @@ class Watcher:
 
     def snapshot(self) -> dict[str, Any]:
         with self.cond:
-            queue = len(self.jobs) + len(self.waiters)
+            queue = len(self.jobs) + len(self.slow_jobs) + len(self.waiters)
             pending_events = self.debounce.count
         return {
             "pid": os.getpid(),
@@ -707,7 +759,7 @@ def configure_logging(vault: Path, to_stderr: bool) -> None:
     import sys
 
     files = StatePaths(vault)
-    files.dir.mkdir(parents=True, exist_ok=True)
+    files.make()
     formatter = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
     handler = logging.FileHandler(files.watcher_log, encoding="utf-8")
     handler.setFormatter(formatter)

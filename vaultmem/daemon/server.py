@@ -5,8 +5,14 @@ hands it to `dispatch` and writes the reply, so a slow or broken client never bl
 others. Whatever a client sends (not JSON, not an object, an unknown op, a line too long,
 nothing at all) it gets an error reply or a closed connection; the watcher goes on. Work on
 the indexes is not done here: `dispatch` queues it for the watcher's one worker (runner.py)
-and returns a `Pending` the connection thread waits on, sending a keepalive space every few
-seconds so the client can tell a long wait from a hung watcher.
+and returns a `Pending` the connection thread waits on.
+
+A space goes back the moment a request is read (JSON and framed replies allow leading
+spaces): a client that gets none within a couple of seconds has met a hung watcher (stopped,
+or its threads wedged) and answers by itself (client.py FIRST_BYTE_S). While a request
+waits, a keepalive space follows every few seconds, unless the worker has stopped making
+progress (`stalled`): then the request is answered `unresponsive` at once, and the client
+answers by itself too.
 
 Only processes of the watcher's own user may connect: the socket file is created mode 0600
 and, where the platform says who is calling (SO_PEERCRED), other users are refused.
@@ -19,11 +25,11 @@ import logging
 import os
 import socket
 import stat
-import struct
 import threading
 from collections.abc import Callable
 from typing import Any
 
+from vaultmem.daemon.client import peer_uid
 from vaultmem.errors import VaultmemError
 
 MAX_REQUEST_BYTES = 1024 * 1024
@@ -59,6 +65,12 @@ class Pending:
 
 
 Dispatch = Callable[[dict[str, Any]], "dict[str, Any] | Pending"]
+# Why the worker is not getting on with its queue, or None: see runner.py Watcher.stalled.
+Stalled = Callable[[], "str | None"]
+
+
+def _never_stalled() -> str | None:
+    return None
 
 
 def error_reply(code: str, message: str) -> dict[str, Any]:
@@ -78,9 +90,10 @@ def remove_stale_socket(path: str) -> None:
 
 
 class RequestServer:
-    def __init__(self, path: str, dispatch: Dispatch) -> None:
+    def __init__(self, path: str, dispatch: Dispatch, stalled: Stalled = _never_stalled) -> None:
         self.path = path
         self.dispatch = dispatch
+        self.stalled = stalled
         self._sock: socket.socket | None = None
         self._inode: int | None = None
         self._thread: threading.Thread | None = None
@@ -164,12 +177,19 @@ class RequestServer:
             return error_reply("forbidden", "this watcher serves its own user only"), False
         try:
             request = parse_request(read_line(conn))
+            conn.sendall(b" ")  # read: the client now knows this watcher is alive
+            why = self.stalled() if request["op"] != "ping" else None
+            if why is not None:
+                return error_reply("unresponsive", why), False
             outcome = self.dispatch(request)
         except BadRequest as exc:
             return error_reply("invalid_request", str(exc)), False
         framed = request.get("reply") == "frame"
         if isinstance(outcome, Pending):
             while not outcome.wait(KEEPALIVE_S):
+                why = self.stalled()
+                if why is not None:
+                    return error_reply("unresponsive", why), False
                 conn.sendall(b" ")
             return outcome.reply, framed
         return outcome, framed
@@ -217,12 +237,10 @@ def parse_request(line: bytes) -> dict[str, Any]:
 
 
 def same_user(conn: socket.socket) -> bool:
-    option = getattr(socket, "SO_PEERCRED", None)
-    if option is None:
-        return True  # no peer credentials here; the 0600 socket file is the guard
+    """Whether the client is a process of this watcher's own user (where the platform says;
+    elsewhere the owner-only folder of the socket is the guard)."""
     try:
-        creds = conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
+        uid = peer_uid(conn)
     except OSError:
         return False
-    _, uid, _ = struct.unpack("3i", creds)
-    return bool(uid == os.getuid())
+    return uid is None or uid == os.getuid()

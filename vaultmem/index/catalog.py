@@ -156,6 +156,7 @@ class CatalogResult:
     unchanged: int = 0
     changed: bool = False
     moves: list[tuple[str, str]] = field(default_factory=list)
+    changes: dict[str, str] = field(default_factory=dict)  # path -> added|updated|deleted|moved
 
 
 def carry_derived_ids(
@@ -390,6 +391,12 @@ def catch_up(
     result.added = len(new_paths) - len(moves)
     result.updated = len(records) - len(new_paths)
     result.deleted = len(diff.deleted) - len(moves)
+    moved_from = {old for old, _ in moves}
+    moved_to = {new for _, new in moves}
+    result.changes = {
+        **{p: "deleted" for p in diff.deleted if p not in moved_from},
+        **{r.path: "moved" if r.path in moved_to else "added" if r.path in new_paths else "updated" for r in records},
+    }
     db.begin()
     try:
         for entry in touched:

@@ -118,6 +118,7 @@ class Indexer:
         remove_stale_temps(self.root, strays)
         report.added, report.updated, report.deleted = cat.added, cat.updated, cat.deleted
         report.moved, report.unchanged = cat.moved, cat.unchanged
+        report.changes = cat.changes
         report.fulltext_docs = self.sync_fulltext(bodies)
         if with_vectors and self._vectors is not None and self._embedder is not None and self._vector_identity:
             notes, chunks, embedded, label = self.sync_vectors(bodies)

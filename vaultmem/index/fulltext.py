@@ -192,7 +192,7 @@ class FullTextIndex:
             self.ix = ix
             self.created = False
             return
-        directory.mkdir(parents=True, exist_ok=True)
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.ix = index.create_in(str(directory), _schema())
         marker.write_text(SCHEMA_VERSION)
         self.created = True
@@ -256,7 +256,7 @@ class FullTextIndex:
         self._segment_masks.clear()
         self.ix.close()
         shutil.rmtree(self.directory, ignore_errors=True)
-        self.directory.mkdir(parents=True, exist_ok=True)
+        self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.ix = index.create_in(str(self.directory), _schema())
         (self.directory / WHOOSH_SCHEMA).write_text(SCHEMA_VERSION)
 

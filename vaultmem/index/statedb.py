@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vaultmem.errors import DiskFull, NotWritable, VaultmemError, environment_error
 from vaultmem.index.healing import Damaged, sqlite_problem
 
 SCHEMA_VERSION = "3"
@@ -203,6 +204,27 @@ RECORD_CACHE_MAX = 20_000
 _COMPANIONS = ("-wal", "-shm")  # go aside with a damaged db: never meet a new one
 
 
+def _unwritable(path: Path, exc: sqlite3.OperationalError) -> VaultmemError | None:
+    """Why opening the db for writing failed, when the machine is the reason: no space left
+    (SQLite says "disk I/O error" when it cannot make its -shm file), or no right to write."""
+    known = environment_error(exc)
+    if known is not None:
+        return known
+    if "disk i/o error" not in str(exc).lower():
+        return None
+    try:
+        free = os.statvfs(path.parent).f_bavail
+    except OSError:
+        return None
+    if free == 0:
+        return DiskFull(
+            f"cannot write the index ({path.parent}): no space left on the device; retry once there is room"
+        )
+    if not os.access(path.parent, os.W_OK):
+        return NotWritable(f"cannot write the index ({path.parent}): the folder cannot be written")
+    return None
+
+
 def _create(path: Path) -> None:
     """A new, empty db in WAL mode, put in place whole: an empty `state.db` is then always
     damage, never a db another process is just creating."""
@@ -212,6 +234,7 @@ def _create(path: Path) -> None:
         conn.execute("PRAGMA journal_mode=WAL")
     finally:
         conn.close()
+    os.chmod(tmp, 0o600)  # SQLite gives its -wal and -shm files the db's own mode
     try:
         os.link(tmp, path)
     except FileExistsError:
@@ -227,7 +250,7 @@ class StateDB:
         """Open (or create) the db; `Damaged` when the file cannot be read as one
         (healing.open_or_rebuild then sets it aside and opens a new one)."""
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         # No -wal file: no connection is open, so nobody is extending the file and its
         # header's page count must match its size (see healing.sqlite_problem).
         wal = path.with_name(path.name + "-wal")
@@ -237,21 +260,35 @@ class StateDB:
         self.created = not path.exists()
         if self.created:
             _create(path)
+        # Why the db is open read-only (a full disk, a folder that cannot be written): a
+        # write then fails with this error, reads go on.
+        self.unwritable: VaultmemError | None = None
         self.conn = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
         try:
             self._open()
-        except sqlite3.OperationalError:  # locked, busy, out of disk: not damage
+        except sqlite3.OperationalError as exc:  # locked, busy, out of disk: not damage
             self.conn.close()
-            raise
+            self.unwritable = _unwritable(path, exc)
+            if self.unwritable is None or self.created:
+                raise
+            # WAL mode needs its -wal and -shm files, which SQLite removes on the last close:
+            # with no room (or no right) to make them again, read the file as it stands.
+            self.conn = sqlite3.connect(
+                f"{path.resolve().as_uri()}?immutable=1", uri=True, isolation_level=None, check_same_thread=False
+            )
+            self._open(read_only=True)
         except sqlite3.DatabaseError as exc:  # "file is not a database", "malformed"
             self.conn.close()
             raise Damaged("state db", path, str(exc), _COMPANIONS) from None
 
-    def _open(self) -> None:
+    def _open(self, read_only: bool = False) -> None:
         # SQLite's NOCASE and lower() fold ASCII only; "Café" and "CAFÉ" must still collide.
         self.conn.create_function("vm_lower", 1, _lower, deterministic=True)
         self._records: dict[str, NoteRecord] = {}
         self._records_key: tuple[int, int] | None = None
+        if read_only:
+            self.conn.execute("SELECT count(*) FROM files").fetchone()
+            return
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.executescript(_SCHEMA)
@@ -292,12 +329,18 @@ class StateDB:
         return None if row is None else str(row[0])
 
     def set_meta(self, key: str, value: str) -> None:
+        self._writable()
         self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
 
     # --- transactions -----------------------------------------------------------------
 
     def begin(self) -> None:
+        self._writable()
         self.conn.execute("BEGIN IMMEDIATE")
+
+    def _writable(self) -> None:
+        if self.unwritable is not None:
+            raise self.unwritable
 
     def commit(self) -> None:
         self.conn.execute("COMMIT")
@@ -342,6 +385,7 @@ class StateDB:
         """Remember (path, file hash, effective version): what vaultmem wrote, and what a
         reconcile counted. Kept through `index --full`, so hand edits once counted stay
         counted and a version never goes back."""
+        self._writable()
         self.conn.executemany("INSERT OR REPLACE INTO writes(path, hash, version) VALUES (?, ?, ?)", list(items))
 
     def writes_of(self, paths: Iterable[str]) -> dict[str, tuple[str, int]]:
@@ -674,7 +718,7 @@ class EmbeddingCache:
     """Chunk embeddings by (fingerprint, text hash) so a topic is embedded once."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.conn = sqlite3.connect(path, timeout=30.0)
         self.conn.execute(
             "CREATE TABLE IF NOT EXISTS vec (fp TEXT, key TEXT, dims INTEGER, data BLOB, PRIMARY KEY (fp, key))"

@@ -119,7 +119,7 @@ def make_client(mode: str, state_dir: Path, url: str | None) -> Any:
         _forget_system(path)  # one this process made before the damage
         raise Damaged("vector store", path, problem)
     try:
-        path.mkdir(parents=True, exist_ok=True)
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
         return chromadb.PersistentClient(path=str(path), settings=settings)
     except (ChromaError, OSError) as exc:  # e.g. InternalError "database disk image is malformed"
         _forget_system(path)

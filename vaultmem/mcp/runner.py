@@ -33,7 +33,7 @@ from vaultmem.errors import VaultmemError, error_from
 from vaultmem.mcp.tools import Plan, Read
 from vaultmem.models import Result, to_json
 from vaultmem.services import reads
-from vaultmem.services.app import App
+from vaultmem.services.app import App, AsTheyAre, Freshness
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,16 +67,20 @@ class Runner:
         """The use case's result; its typed error (VaultmemError) when it fails."""
         if isinstance(plan, Read):
             answer = self._forward(plan.request, ghost)
-            if answer is not None:
+            if isinstance(answer, Answer):
                 return answer
             request = plan.request
-            return self._here(ghost, lambda app: reads.run(app, request))
+            # A watcher that does not answer still holds the indexes: read them as they are.
+            freshness = AsTheyAre(answer) if answer is not None else None
+            return self._here(ghost, lambda app: reads.run(app, request), freshness)
         return self._here(ghost, plan.run)
 
-    def _here(self, ghost: str | None, use_case: Callable[[App], Result]) -> Answer:
+    def _here(self, ghost: str | None, use_case: Callable[[App], Result], freshness: Freshness | None = None) -> Answer:
         notices: list[str] = []
+        if isinstance(freshness, AsTheyAre):
+            notices.append(f"warning: the watcher did not answer ({freshness.why}): answered without it")
         with self._lock:
-            app = App.open(self.root, ghost, env=self._env, notice=notices.append)
+            app = App.open(self.root, ghost, env=self._env, notice=notices.append, freshness=freshness)
             try:
                 app.after_write = synced_after_write(str(self.root), notices.append)
                 result = use_case(app)
@@ -96,8 +100,9 @@ class Runner:
             self._starting = None  # up, gone (another watcher won the race, or none could start) or late
         return path if os.path.exists(path) else None
 
-    def _forward(self, request: Any, ghost: str | None) -> Answer | None:
-        """The watcher's answer to a typed read; None when no watcher answers it."""
+    def _forward(self, request: Any, ghost: str | None) -> Answer | str | None:
+        """The watcher's answer to a typed read; None when no watcher answers it, or why a
+        watcher that is there did not (it is hung: unresponsive)."""
         path = self._socket()
         if path is None:
             return None
@@ -108,11 +113,15 @@ class Runner:
             "root": str(self.root),
             "request": reads.encode(request),
         }
-        reply, _ = exchange(path, message)
+        reply, why = exchange(path, message)
         if reply is None:
-            return None  # no watcher after all, or it went away mid-answer: run it here
+            # No watcher after all, or it went away mid-answer: run it here. One that did
+            # not even take the request is hung, and keeps its indexes: read them as they are.
+            return "no answer within the first-byte bound" if why == "unresponsive" else None
         error = reply.get("error")
         if isinstance(error, dict):
+            if error.get("code") == "unresponsive":
+                return str(error.get("message"))
             if error.get("code") in NOT_ANSWERED:
                 return None
             raise error_from(error)

@@ -24,7 +24,7 @@ import mcp_types as types
 from mcp.server import Server
 
 from vaultmem import __version__
-from vaultmem.errors import InvalidInput, VaultmemError
+from vaultmem.errors import InvalidInput, VaultmemError, environment_error
 from vaultmem.mcp.runner import Answer, Runner
 from vaultmem.mcp.tools import BY_NAME, TOOLS
 
@@ -84,6 +84,9 @@ def call_tool(runner: Runner, name: str, arguments: Any, ghost: str | None) -> t
     except VaultmemError as exc:
         return error_of(exc)
     except Exception as exc:
+        known = environment_error(exc)  # a read-only or full disk
+        if known is not None:
+            return error_of(known)
         # The last guard of a call (Whoosh, Chroma and SQLite raise their own types): logged
         # here, a short message to the client, never a traceback, and the server serves on.
         log.exception("tool %s failed", name)

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from vaultmem.config import VaultConfig, find_vault, load_config, validate_ghost_name
-from vaultmem.errors import InvalidInput
+from vaultmem.errors import InvalidInput, environment_error
 from vaultmem.index.healing import Damaged, open_or_rebuild
 from vaultmem.index.statedb import RECORD_CACHE_MAX, StateDB, filter_record
 from vaultmem.paths import StatePaths
@@ -61,6 +61,9 @@ class Indexes:
         self.root = root
         self.config = config
         self.state = StatePaths(root)
+        self.state.secure()  # a state folder an earlier version left readable to all: owner-only now
+        if self.state.where == "read-only":
+            notice(f"note: {root} cannot be written: its index is kept in {self.state.dir}")
         self.notice = notice  # told when a damaged store is set aside (index/healing.py)
         self._db: StateDB | None = None
         self._fulltext: FullTextIndex | None = None
@@ -303,6 +306,10 @@ class Freshness(Protocol):
     """How a use case makes sure it reads current state: catch up itself (a CLI process),
     or trust the watcher, which owns the indexes and reconciles before every request."""
 
+    # Why a hybrid search must run lexically (the vector store belongs to a process that
+    # does not answer), or None.
+    lexical_only: str | None
+
     def catch_up(self, app: App) -> CatalogResult: ...
 
     def lock(self, app: App, role: str, wait_s: float | None) -> AbstractContextManager[object]: ...
@@ -311,11 +318,15 @@ class Freshness(Protocol):
 
 
 class CatchUp:
-    """A process on its own: it reconciles what changed before it reads, under the lock."""
+    """A process on its own: it reconciles what changed before it reads, under the lock. On
+    a full or read-only disk a read goes on with the indexes as they are, and says so; the
+    next command that can write catches up."""
+
+    lexical_only: str | None = None
 
     def catch_up(self, app: App) -> CatalogResult:
         """Bring the state db up to date with the files (cheap: a stat walk)."""
-        from vaultmem.index.catalog import catch_up
+        from vaultmem.index.catalog import CatalogResult, catch_up
 
         progress = None
         if app.progress is not None:
@@ -324,7 +335,11 @@ class CatchUp:
             def progress(done: int, total: int) -> None:
                 hook("reading notes", done, total)
 
-        return catch_up(app.root, app.db, app.config, progress)
+        try:
+            return catch_up(app.root, app.db, app.config, progress)
+        except Exception as exc:  # OSError, sqlite3's: which ones is environment_error's business
+            _stale(app, exc)
+            return CatalogResult()
 
     def lock(self, app: App, role: str, wait_s: float | None) -> AbstractContextManager[object]:
         from vaultmem.index.lock import DEFAULT_WAIT_S, IndexLock
@@ -334,12 +349,26 @@ class CatchUp:
     def refresh(self, app: App) -> None:
         from vaultmem.services.indexing import run_index
 
-        run_index(app)
+        try:
+            run_index(app)
+        except Exception as exc:  # Whoosh's, Chroma's, SQLite's: see environment_error
+            _stale(app, exc)
+
+
+def _stale(app: App, exc: Exception) -> None:
+    """A catch-up that failed because the disk is full or cannot be written: the read goes
+    on with the indexes as they are; anything else is raised."""
+    known = environment_error(exc)
+    if known is None:
+        raise exc
+    app.notice(f"warning: the index was not brought up to date ({known.message}); answered from it as it is")
 
 
 class KeptByWatcher:
     """Inside the watcher: it holds the index lock for its whole life and reconciles pending
     file events before it serves a request, so a use case neither locks nor catches up."""
+
+    lexical_only: str | None = None
 
     def catch_up(self, app: App) -> CatalogResult:
         from vaultmem.index.catalog import CatalogResult
@@ -351,6 +380,16 @@ class KeptByWatcher:
 
     def refresh(self, app: App) -> None:
         return None
+
+
+class AsTheyAre(KeptByWatcher):
+    """A read while the watcher that owns the indexes does not answer (stopped, wedged): no
+    catch-up, no lock, no refresh — it holds them — but the indexes as they are, searched
+    lexically (its vector store is not this process's to open)."""
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+        self.lexical_only = "the watcher, which holds the vector store, did not answer: searched with BM25 + graph only"
 
 
 @dataclass

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from vaultmem import clock
@@ -10,8 +12,9 @@ from vaultmem.index.catalog import diff_stats
 from vaultmem.index.engine import error_list
 from vaultmem.models import IndexReport, StatusReport
 from vaultmem.paths import StatePaths
-from vaultmem.services.app import App
-from vaultmem.vault.layout import walk_notes
+from vaultmem.services.app import App, AsTheyAre
+from vaultmem.services.lookup import location_of
+from vaultmem.vault.layout import classify, walk_notes
 
 
 def run_index(app: App, full: bool = False, defer_vectors: bool = False) -> IndexReport:
@@ -21,7 +24,33 @@ def run_index(app: App, full: bool = False, defer_vectors: bool = False) -> Inde
     with_vectors = app.indexes.embedding_choice().enabled and not (defer_vectors and app.indexes.model_loading())
     with app.lock("index"):
         report = app.indexes.indexer(app.progress).run(full=full, with_vectors=with_vectors)
-    return report
+    if report.added or report.updated or report.deleted or report.moved or full:
+        app.state.secure(deep=True)  # the files Whoosh, Chroma and SQLite just made: owner-only
+    return report if app.ghost is None else readers_view(app, report)
+
+
+def readers_view(app: App, report: IndexReport) -> IndexReport:
+    """What a ghost is told of a reconcile of the whole vault (SPEC §3: an operator command
+    run with a ghost shows that ghost's view): changes, unchanged notes and problems of the
+    notes it may see; the indexer's own counters, which count everyone's, left out."""
+    mine = _visible_paths(app)
+    kinds = [kind for path, kind in report.changes.items() if mine(path)]
+    seen = sum(_count_by_scope(app).values())
+    changed = kinds.count("added") + kinds.count("updated") + kinds.count("moved")
+    return replace(
+        report,
+        added=kinds.count("added"),
+        updated=kinds.count("updated"),
+        deleted=kinds.count("deleted"),
+        moved=kinds.count("moved"),
+        unchanged=max(0, seen - changed),
+        errors=[e for e in report.errors if mine(e["path"])],
+        fulltext_docs=None,
+        embedded_notes=None,
+        embedded_chunks=None,
+        kept_chunks=None,
+        changes={},
+    )
 
 
 # A watcher rewrites its status file every few seconds; one silent for longer is gone
@@ -50,8 +79,20 @@ def watcher_info(app: App) -> dict[str, Any]:
     socket_path = data.get("socket")
     if running and isinstance(socket_path, str) and not _is_socket(socket_path):
         running = False
-    info: dict[str, Any] = {"running": running, "pid": pid if running else None, "heartbeat": data.get("heartbeat")}
-    info["state"] = data.get("state") if running or data.get("state") == "stopped" else "dead"
+    # Alive but not answering: this command met it hung (the client's first-byte bound), or
+    # its heartbeat stopped while its process lives on (stopped with SIGSTOP, wedged).
+    hung = isinstance(pid, int) and pid_alive(pid) and data.get("state") != "stopped"
+    hung = hung and (isinstance(app.freshness, AsTheyAre) or not fresh)
+    running = running and not hung
+    info: dict[str, Any] = {
+        "running": running,
+        "pid": pid if running or hung else None,
+        "heartbeat": data.get("heartbeat"),
+    }
+    if hung:
+        info["state"] = "unresponsive"
+    else:
+        info["state"] = data.get("state") if running or data.get("state") == "stopped" else "dead"
     # idle_exit_s: a watcher started on demand (cli/autostart.py) exits after that long idle;
     # model: "loading" while its searches run BM25 + graph only; postings: "decoding" while
     # it decodes the lexical index ahead (a search meanwhile decodes what it needs itself)
@@ -76,12 +117,17 @@ def _is_socket(path: str) -> bool:
 
 
 def status(app: App) -> StatusReport:
-    """Read-only: what the indexes hold against what the files are. Paths, never contents."""
+    """Read-only: what the indexes hold against what the files are. Paths, never contents.
+    An operator command over the whole vault; with a ghost, that ghost's view of it: counts,
+    pending work and problems of the notes it may see only (SPEC §3)."""
     db = app.db
+    mine = _visible_paths(app)
     diff = diff_stats(walk_notes(app.root), db.stats())
-    changed_files = len(diff.changed) + len(diff.deleted)
+    changed_files = sum(1 for p in [*(e.relpath for e in diff.changed), *diff.deleted] if mine(p))
     choice = app.indexes.embedding_choice()
-    ft_pending = db.pending_count("ft_hash")
+    by_scope = _count_by_scope(app)
+    everything = sum(by_scope.values())
+    ft_pending = _pending(app, "ft_hash", mine)
     from vaultmem.index.fulltext import SCHEMA_VERSION, problem
 
     state = StatePaths(app.root)
@@ -91,8 +137,8 @@ def status(app: App) -> StatusReport:
     if damaged is not None:
         app.notice(f"warning: the lexical index is damaged ({damaged}): the next index or search rebuilds it")
     if damaged is not None or not marker.is_file() or marker.read_text() != SCHEMA_VERSION:
-        ft_pending = sum(db.count_by_scope().values())  # the lexical index must be rebuilt
-    vec_pending = db.pending_count("vec_hash") if choice.enabled else 0
+        ft_pending = everything  # the lexical index must be rebuilt
+    vec_pending = _pending(app, "vec_hash", mine) if choice.enabled else 0
     if choice.enabled and app.config.chroma_mode == "embedded":
         from vaultmem.index.vectors import store_problem
 
@@ -106,18 +152,17 @@ def status(app: App) -> StatusReport:
             or db.get_meta("vector_collection") != identity[1]
             or not identity[2]
         ):
-            vec_pending = sum(db.count_by_scope().values())  # everything must be re-embedded
+            vec_pending = everything  # everything must be re-embedded
     stored_fp = db.get_meta("vector_fingerprint")
-    by_scope = db.count_by_scope()
     pending = changed_files + ft_pending + vec_pending
     return StatusReport(
         vault=str(app.root),
-        notes={"total": sum(by_scope.values()), "by_scope": by_scope},
+        notes={"total": everything, "by_scope": by_scope},
         index={
             "fresh": pending == 0 and db.get_meta("indexes_cleared") == "1",
             "pending": pending,
             "pending_detail": {"files": changed_files, "lexical": ft_pending, "vectors": vec_pending},
-            "errors": error_list(db),
+            "errors": [e for e in error_list(db) if mine(e["path"])],
             "embedding": {
                 "backend": choice.backend,
                 "model": choice.model or None,
@@ -129,3 +174,28 @@ def status(app: App) -> StatusReport:
         },
         watcher=watcher_info(app),
     )
+
+
+def _visible_paths(app: App) -> Callable[[str], bool]:
+    """Which vault-relative paths an operator command may speak of: all of them without a
+    ghost, those the ghost may read with one."""
+    if app.ghost is None:
+        return lambda path: True
+    return lambda path: app.can_read(classify(path))
+
+
+def _count_by_scope(app: App) -> dict[str, int]:
+    if app.ghost is None:
+        return app.db.count_by_scope()
+    counts: dict[str, int] = {}
+    for rec in app.db.light_notes():
+        if rec.scope is not None and app.can_read(location_of(rec)):
+            counts[rec.scope] = counts.get(rec.scope, 0) + 1
+    return counts
+
+
+def _pending(app: App, column: str, mine: Callable[[str], bool]) -> int:
+    if app.ghost is None:
+        return app.db.pending_count(column)
+    todo, drop = app.db.pending(column)
+    return sum(1 for r in todo if mine(r.path)) + sum(1 for p in drop if mine(p))

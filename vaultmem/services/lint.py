@@ -14,7 +14,7 @@ from vaultmem.models import LintReport, Problem
 from vaultmem.services.app import App
 from vaultmem.vault import store
 from vaultmem.vault.ids import new_ulid
-from vaultmem.vault.layout import walk_notes
+from vaultmem.vault.layout import classify, walk_notes
 from vaultmem.vault.note import ParsedNote, Unreadable
 from vaultmem.vault.schema import check_note
 from vaultmem.vault.writer import edit_note_text
@@ -23,9 +23,14 @@ _SEVERITY_ORDER = {"error": 0, "warning": 1}
 
 
 def lint_vault(app: App, fix: bool = False) -> LintReport:
+    """Every note of the vault — or, with a ghost, the notes that ghost may see: their own
+    problems, and the cross-checks (ids, titles, links) among them only, so nothing of a
+    note it cannot see shows through (SPEC §3); `fix` writes only what it may write."""
     problems: list[Problem] = []
     notes: list[ParsedNote] = []
     for entry in walk_notes(app.root):
+        if app.ghost is not None and not app.can_read(classify(entry.relpath)):
+            continue
         parsed = store.read_entry(app.root, entry)
         if isinstance(parsed, Unreadable):
             problems.append(parsed.problem)
@@ -84,6 +89,8 @@ def _add_missing_ids(app: App, notes: list[ParsedNote]) -> list[dict[str, str]]:
     """Write a real id into every note that has none; nothing else changes."""
     fixed: list[dict[str, str]] = []
     for note in notes:
+        if app.ghost is not None and not app.can_write(note.location):
+            continue
         # Broken, non-UTF-8 or unclosed front matter is for a person to fix: adding a block
         # in front of an unclosed `---` would turn the user's text into a second one.
         if (

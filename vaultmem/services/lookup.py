@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from vaultmem.errors import Ambiguous, NotFound
+from vaultmem.errors import Ambiguous, InvalidInput, NotFound
 from vaultmem.index.statedb import NoteRecord, StateDB
 from vaultmem.vault.layout import Location
 
@@ -64,6 +64,9 @@ def find_note(db: StateDB, ref: str, visible: Visible) -> NoteRecord:
     ref = split_wikilink(ref)[0].strip()
     if not ref:
         raise not_found(ref)
+    if len(ref) > MAX_REF_CHARS:
+        # No id, path, title or alias is this long (SQLite refuses such a LIKE pattern).
+        raise InvalidInput(f"a note reference is at most {MAX_REF_CHARS} characters, not {len(ref)}")
 
     def seen(rows: list[NoteRecord]) -> list[NoteRecord]:
         return [r for r in rows if r.status == "note" and visible(location_of(r))]
@@ -91,6 +94,7 @@ def find_note(db: StateDB, ref: str, visible: Visible) -> NoteRecord:
 
 
 MIN_ID_PREFIX = 6
+MAX_REF_CHARS = 4096  # a path's length limit on Linux; titles are at most 512 characters
 _CROCKFORD = set("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
 
 

@@ -21,6 +21,7 @@ from vaultmem.models import Move, MoveReport
 from vaultmem.services.app import App
 from vaultmem.services.lookup import find_note, location_of
 from vaultmem.services.notes import NotePatch, record_written, update_note, version_of
+from vaultmem.services.reader_view import reader_links
 from vaultmem.vault import store
 from vaultmem.vault.frontmatter import split_document
 from vaultmem.vault.layout import classify, is_note_path
@@ -108,12 +109,18 @@ class Relinker:
 # --- moving files ---------------------------------------------------------------------------
 
 
-def _linking_sources(app: App, moves: Mapping[str, str]) -> list[str]:
-    """Notes whose links may need rewriting: those linking to a moved note, and the moved
-    notes themselves (their relative markdown links)."""
+def _linking_sources(app: App, moves: Mapping[str, str], operator: bool) -> list[str]:
+    """Notes whose links may need rewriting: the moved notes themselves (their relative
+    markdown links), and those linking to a moved note — as the whole vault resolves the
+    links (for the notes the mover cannot see) and as the mover does (services/reader_view):
+    a link of a note it sees may reach the moved note only in its view, because the note it
+    reaches among all notes is hidden from it. Missing those would tell it so."""
     sources = set(moves)
+    reader = None if operator else reader_links(app)
     for old in moves:
         sources.update(e.src for e in app.db.edges_to(old) if e.kind != "parent")
+        if reader is not None:
+            sources.update(src for src, kind in reader.arrived.get(old, ()) if kind != "parent")
     return sorted(sources)
 
 
@@ -143,22 +150,23 @@ def apply_moves(app: App, moves: Mapping[str, str], *, dry_run: bool, operator: 
     notes whose links changed are rewritten in place, each only if unchanged since read."""
     if not moves:
         return MoveReport([], [], [], dry_run)
-    # An operator command (fix-names) relinks the whole vault, as lint and index see it. A
-    # ghost's move follows SPEC §3: it resolves among, and writes to, only the notes the
-    # ghost may write; another ghost's note keeps its text (its owner can relink it).
-    names = [n for n in app.db.names() if operator or app.can_read(classify(n[0]))]
-    relinker = Relinker.build(names, moves, short=operator)
+    # Links are the vault's integrity, as Obsidian keeps them: every link to a moved note is
+    # rewritten, in every note, whoever moves it. What the caller is told follows SPEC §3:
+    # only the notes it may see. A note it can see is relinked among the notes it can see
+    # (and with full paths), so its new text never depends on a note hidden from it; a note
+    # hidden from it is relinked as the whole vault resolves, as its owner would see it.
+    names = app.db.names()
+    everyone = Relinker.build(names, moves, short=operator)
+    mine = everyone if operator else Relinker.build([n for n in names if _visible(app, n[0])], moves, short=False)
     edits: dict[str, tuple[str, str]] = {}
-    for source in _linking_sources(app, moves):
-        if not operator and not app.can_write(classify(source)):
-            continue
-        changed = _rewritten(app, relinker, source)
+    for source in _linking_sources(app, moves, operator):
+        changed = _rewritten(app, mine if operator or _visible(app, source) else everyone, source)
         if changed is not None:
             edits[source] = changed
     rows = app.db.by_paths(moves)
     report = MoveReport(
         moves=[Move(rows[old].id if old in rows else None, old, new) for old, new in moves.items()],
-        links_updated=sorted(moves.get(p, p) for p in edits),
+        links_updated=sorted(moves.get(p, p) for p in edits if operator or _visible(app, p)),
         skipped=[],
         dry_run=dry_run,
     )
@@ -170,13 +178,16 @@ def apply_moves(app: App, moves: Mapping[str, str], *, dry_run: bool, operator: 
     app.catch_up()
     for source, (before, after) in edits.items():
         path = moves.get(source, source)
+        tell = operator or _visible(app, source)
         try:
             data, stamp = store.read_file(app.root, path)
         except (NotFound, InvalidInput):
-            report.skipped.append({"path": path, "reason": "gone before its links were updated"})
+            if tell:
+                report.skipped.append({"path": path, "reason": "gone before its links were updated"})
             continue
         if data.decode("utf-8", errors="replace") != before:
-            report.skipped.append({"path": path, "reason": "changed on disk meanwhile; links left as they were"})
+            if tell:
+                report.skipped.append({"path": path, "reason": "changed on disk meanwhile; links left as they were"})
             continue
         rec = app.db.get(path)
         parsed = parse_note(path, data)
@@ -187,6 +198,10 @@ def apply_moves(app: App, moves: Mapping[str, str], *, dry_run: bool, operator: 
         record_written(app, path, new_data, version + 1)
     app.catch_up()
     return report
+
+
+def _visible(app: App, path: str) -> bool:
+    return app.can_read(classify(path))
 
 
 # --- note move ------------------------------------------------------------------------------
@@ -296,10 +311,13 @@ def plan_names(records: Iterable[NoteRecord], existing: Iterable[str], every: bo
 
 
 def fix_names(app: App, *, dry_run: bool = False, every: bool = False) -> MoveReport:
-    """Rename notes to their titles' file names (Obsidian's), links rewritten to match."""
+    """Rename notes to their titles' file names (Obsidian's), links rewritten to match. An
+    operator command over the whole vault, as lint and index are (paths, never contents);
+    with a ghost, only the notes that ghost may write are renamed and reported."""
     app.catch_up()
     records = [r for r in app.db.notes() if r.status == "note"]
     existing = [r.path for r in records]
+    if app.ghost is not None:
+        records = [r for r in records if app.can_write(location_of(r))]
     plan = plan_names(records, existing, every)
-    # An operator command over the whole vault, as lint and index are: it lists paths, never contents.
-    return apply_moves(app, plan, dry_run=dry_run, operator=True)
+    return apply_moves(app, plan, dry_run=dry_run, operator=app.ghost is None)

@@ -85,6 +85,8 @@ def check_unit(name: str, value: float | None) -> float | None:
 def check_tags(tags: Sequence[str]) -> list[str]:
     out: dict[str, None] = {}
     for raw in tags:
+        if not isinstance(raw, str):  # `--set tags=[1, 2]` reads numbers, `[[1]]` lists
+            raise InvalidInput(f"invalid tag {raw!r}: tags are words (letters, digits, '-', '_', '/')")
         tag = normalize_tag(raw)
         if not tag or not _TAG_RE.match(tag):
             raise InvalidInput(f"invalid tag {raw!r}: tags are single words (letters, digits, '-', '_', '/')")

@@ -188,10 +188,17 @@ def _scan(app: App, req: QueryRequest, plan: _Plan, now: float) -> tuple[list[tu
     return found, searched
 
 
-def _match(app: App, rec: NoteRecord, match: Any, pattern: Pattern) -> QueryMatch:
-    parsed = load_note(app.root / rec.path, rec.path)
-    metadata = dict(parsed.front_matter) if isinstance(parsed, ParsedNote) else {}
-    body = parsed.body if isinstance(parsed, ParsedNote) else ""
+def _match(app: App, rec: NoteRecord, match: Any, pattern: Pattern) -> QueryMatch | None:
+    """The match as shown, read from the file again (for its metadata and excerpt); None
+    when the file went away (or became unreadable) since the scan: a skipped note."""
+    try:
+        parsed = load_note(app.root / rec.path, rec.path)
+    except OSError:
+        return None
+    if not isinstance(parsed, ParsedNote):
+        return None
+    metadata = dict(parsed.front_matter)
+    body = parsed.body
     return QueryMatch(
         path=rec.path,
         relevance=match.relevance,
@@ -211,21 +218,31 @@ def query(app: App, req: QueryRequest) -> QueryResult:
     app.catch_up()
     try:
         found, searched = _scan(app, req, plan, clock.epoch())
-        matches = [_match(app, rec, match, plan.pattern) for _, rec, match in found[: req.limit]]
+        matches: list[QueryMatch] = []
+        gone = 0
+        for _, rec, match in found:
+            if len(matches) >= req.limit:
+                break
+            shown = _match(app, rec, match, plan.pattern)
+            if shown is None:
+                gone += 1  # deleted (or replaced by something unreadable) since the scan
+            else:
+                matches.append(shown)
+        matched = len(found) - gone
     except RegexTimeout:
         raise InvalidInput(
             f"the regular expression took more than {REGEX_BUDGET_S:g} s over the vault and was stopped; "
             "nested repetition such as (a+)+ backtracks without end: simplify it"
         ) from None
     what = f"pattern /{plan.text}/" if req.regex else f"'{plan.text}'"
-    summary = f"Found {len(found)} notes matching {what} among {searched} searched" + (
-        f"; showing {len(matches)}" if len(found) > len(matches) else ""
+    summary = f"Found {matched} notes matching {what} among {searched} searched" + (
+        f"; showing {len(matches)}" if matched > len(matches) else ""
     )
     return QueryResult(
         matches=matches,
         query_summary=summary,
         total_searched=searched,
-        total_matched=len(found),
+        total_matched=matched,
         search_time_ms=round((time.perf_counter() - started) * 1000, 1),
         relevance_formula=FORMULA,
     )

@@ -181,6 +181,9 @@ def query_vector(embedder: Embedder, fingerprint: str) -> Callable[[str], list[f
 def retrievers(app: App, mode: str, warnings: list[str]) -> tuple[Retrievers, str]:
     """The parts for this vault; falls back to BM25 when there are no embeddings."""
     dense = None
+    if mode == "hybrid" and app.freshness.lexical_only:
+        warnings.append(app.freshness.lexical_only)
+        mode = "bm25"
     if mode == "hybrid" and app.indexes.model_loading():
         # The watcher is still loading the model (services/app.py): answer now, lexically.
         warnings.append("the embedding model is still loading: searched with BM25 + graph only")

@@ -105,7 +105,7 @@ def load_entries(root: Path) -> list[Entry]:
 @contextlib.contextmanager
 def _locked(root: Path) -> Iterator[None]:
     lock_path = StatePaths(root).tokens_lock
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    StatePaths(root).make()
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         deadline = time.monotonic() + LOCK_WAIT_S
@@ -150,9 +150,12 @@ def _write(root: Path, entries: list[Entry]) -> Path:
     return target
 
 
-def add_token(root: Path, ghost: str) -> TokenCreated:
-    """A new token for `ghost` (a registered ghost), shown once."""
+def add_token(root: Path, ghost: str, acting: str | None = None) -> TokenCreated:
+    """A new token for `ghost` (a registered ghost), shown once. A ghost (`acting`) makes
+    tokens for itself only: a token is an identity."""
     validate_ghost_name(ghost)
+    if acting is not None and acting != ghost:
+        raise InvalidInput(f"ghost {acting!r} may make tokens for itself only, not for {ghost!r}")
     if ghost not in load_config(root).ghosts:
         raise InvalidInput(f"unknown ghost {ghost!r}: register it with `vaultmem ghost add {ghost}`")
     token = PREFIX + secrets.token_urlsafe(32)
@@ -166,20 +169,23 @@ def add_token(root: Path, ghost: str) -> TokenCreated:
     return TokenCreated(ghost, token, entry.id, entry.created, str(path))
 
 
-def list_tokens(root: Path) -> TokenList:
+def list_tokens(root: Path, acting: str | None = None) -> TokenList:
+    """Every token (a person's view), or the acting ghost's own."""
     used = _read_used(root)
-    tokens = [TokenInfo(e.id, e.ghost, e.created, used.get(e.id)) for e in load_entries(root)]
+    entries = [e for e in load_entries(root) if acting is None or e.ghost == acting]
+    tokens = [TokenInfo(e.id, e.ghost, e.created, used.get(e.id)) for e in entries]
     return TokenList(tokens, str(StatePaths(root).tokens))
 
 
-def revoke_token(root: Path, token_id: str) -> TokenRevoked:
-    """Drop the token whose id is `token_id` (as `token list` shows it)."""
+def revoke_token(root: Path, token_id: str, acting: str | None = None) -> TokenRevoked:
+    """Drop the token whose id is `token_id` (as `token list` shows it); a ghost (`acting`)
+    revokes its own only (another's is not found, as it is not listed)."""
     wanted = token_id.strip().lower()
     if not wanted:
         raise InvalidInput("which token? give its id (`vaultmem token list`)")
     with _locked(root):
         entries = load_entries(root)
-        gone = [e for e in entries if e.id == wanted]
+        gone = [e for e in entries if e.id == wanted and (acting is None or e.ghost == acting)]
         if not gone:
             raise NotFound(f"no token with id {token_id!r} (`vaultmem token list` shows them)")
         _write(root, [e for e in entries if e.id != wanted])
@@ -264,7 +270,7 @@ class TokenBook:
         merged = {**_read_used(self.root), **self._used}
         path = self._paths.tokens_used
         with contextlib.suppress(OSError):
-            path.parent.mkdir(parents=True, exist_ok=True)
+            self._paths.make()
             fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 json.dump(merged, fh)

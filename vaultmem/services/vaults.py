@@ -160,7 +160,7 @@ def _write_vault(root: Path, names: list[str], examples: bool, hook_is_ours: boo
     hook = root / "hooks" / "pre-commit"
     if examples and hook_is_ours and hook.is_file():  # only a hook init wrote
         os.chmod(hook, 0o755)
-    (root / STATE_DIR).mkdir(exist_ok=True)
+    (root / STATE_DIR).mkdir(mode=0o700, exist_ok=True)
 
 
 def init_vault(path: Path, ghosts: list[str], examples: bool | None = None) -> InitResult:
