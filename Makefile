@@ -9,7 +9,7 @@ CORPORA ?= ../shared/corpora
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install demo test test-fast check lint format typecheck bench eval clean
+.PHONY: install demo test test-fast check static lint format format-check typecheck bench eval clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -53,14 +53,16 @@ lint: install
 format: install
 	$(BIN)/ruff format vaultmem tests scripts
 
+format-check: install
+	$(BIN)/ruff format --check vaultmem tests scripts
+
 typecheck: install
 	$(BIN)/mypy vaultmem
 
-check: install
-	$(BIN)/ruff check vaultmem tests scripts
-	$(BIN)/ruff format --check vaultmem tests scripts
-	$(BIN)/mypy vaultmem
-	$(BIN)/pytest -q
+# lint, format check and type check: what `check` runs before the tests
+static: lint format-check typecheck
+
+check: static test
 
 bench: install
 	$(BIN)/python scripts/bench.py --corpora $(CORPORA) --out docs/BENCHMARKS.md

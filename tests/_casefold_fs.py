@@ -47,7 +47,7 @@ class CaseFolding(Operations):  # type: ignore[misc]
 
     def getattr(self, path: str, fh: Any = None) -> dict[str, Any]:
         st = os.lstat(self._real(path))
-        keys = ("st_atime", "st_ctime", "st_gid", "st_mode", "st_mtime", "st_nlink", "st_size", "st_uid")
+        keys = ("st_atime", "st_ctime", "st_gid", "st_ino", "st_mode", "st_mtime", "st_nlink", "st_size", "st_uid")
         out = {k: getattr(st, k) for k in keys}
         out.update(st_atime=st.st_atime_ns / 1e9, st_mtime=st.st_mtime_ns / 1e9, st_ctime=st.st_ctime_ns / 1e9)
         return out

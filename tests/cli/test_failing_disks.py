@@ -19,6 +19,8 @@ import pytest
 
 from tests.conftest import Cli
 
+pytestmark = pytest.mark.slow  # mounts, and the installed CLI as processes
+
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
 
 

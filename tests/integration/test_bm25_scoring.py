@@ -252,9 +252,9 @@ TOP_TABLE = [
     # scores, allowed, limit, expected docnums
     ([0.0, 1.0, 3.0, 2.0], [True] * 4, 2, [2, 3]),
     ([0.0, 1.0, 3.0, 2.0], [True, True, False, True], 5, [3, 1]),
-    ([1.0, 1.0, 1.0], [True] * 3, 2, [0, 1]),  # ties: lower docnum first
+    ([1.0, 1.0, 1.0], [True] * 3, 2, [0, 1, 2]),  # ties at the cut: all, for the caller to order
     ([0.0, 0.0], [True, True], 3, []),  # no positive score, no match
-    ([5.0, 4.0, 4.0, 4.0, 1.0], [True] * 5, 3, [0, 1, 2]),  # a tie across the cut
+    ([5.0, 4.0, 4.0, 4.0, 1.0], [True] * 5, 3, [0, 1, 2, 3]),  # a tie across the cut
 ]
 
 

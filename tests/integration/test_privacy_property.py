@@ -32,6 +32,9 @@ from tests._embedders import HashEmbedder, install
 from tests.conftest import Cli
 from tests.integration._vaults import make_vault, note
 
+# Random vaults with vectors (hash embedder), each through a live watcher too: ~20 s.
+pytestmark = pytest.mark.slow
+
 WORDS = ["harbour", "pilot", "tide", "breakwater", "anchor", "rope", "gull", "ledger", "lantern", "quay", "sail"]
 TITLES = ["Harbour", "Pilot log", "Tide table", "Anchor", "Ledger", "Lantern"]
 # Timings, and the token estimate, which counts the characters of the very numbers that

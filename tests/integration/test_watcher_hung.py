@@ -27,6 +27,8 @@ from tests.conftest import Cli
 from vaultmem.daemon.client import exchange, ping
 from vaultmem.daemon.paths import connect_path
 
+pytestmark = pytest.mark.slow  # real watcher processes, stopped and resumed
+
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
 
 

@@ -35,9 +35,11 @@ def command_runner() -> CommandRunner:
     return partial(run_cli, typer.main.get_command(app))
 
 
-def detached_argv(root: Path, rescan_s: float, idle_exit_s: float | None = None) -> list[str]:
+def detached_argv(root: Path, rescan_s: float, idle_exit_s: float | None = None, events: bool = True) -> list[str]:
     """The command line of a watcher in the background (`main` below)."""
     argv = [sys.executable, "-m", "vaultmem.cli.serve", "--vault", str(root), "--rescan-interval", str(rescan_s)]
+    if not events:
+        argv.append("--no-events")
     return argv if idle_exit_s is None else [*argv, "--idle-exit", str(idle_exit_s)]
 
 
@@ -46,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--vault", required=True)
     parser.add_argument("--rescan-interval", type=float, default=60.0)
     parser.add_argument("--idle-exit", type=float, default=None, help="exit after this many seconds without requests")
+    parser.add_argument("--no-events", action="store_true", help="find changes by rescans alone")
     args = parser.parse_args(argv)
     from vaultmem.daemon.runner import AnotherWatcher, Settings, Watcher, configure_logging
 
@@ -53,7 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     os.umask(0o077)  # a watcher makes derived files only (never a note): each owner-only (0600)
     configure_logging(root, to_stderr=False)
     try:
-        Watcher(root, command_runner, Settings(rescan_s=args.rescan_interval, idle_exit_s=args.idle_exit)).run()
+        settings = Settings(rescan_s=args.rescan_interval, idle_exit_s=args.idle_exit, events=not args.no_events)
+        Watcher(root, command_runner, settings).run()
     except AnotherWatcher as exc:
         if args.idle_exit is None:
             logging.getLogger("vaultmem.watcher").error("%s", exc.message)

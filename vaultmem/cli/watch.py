@@ -32,6 +32,13 @@ def register(app: typer.Typer) -> None:
         rescan_interval: Annotated[
             float, typer.Option("--rescan-interval", help="Seconds between full rescans that heal missed events.")
         ] = 60.0,
+        no_events: Annotated[
+            bool,
+            typer.Option(
+                "--no-events",
+                help="Take no file events; find changes by rescans alone (a network share that sends none).",
+            ),
+        ] = False,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
@@ -55,7 +62,7 @@ def register(app: typer.Typer) -> None:
         elif detach:
             from vaultmem.cli.serve import detached_argv
 
-            result = control.start_detached(root, detached_argv(root, rescan_interval))
+            result = control.start_detached(root, detached_argv(root, rescan_interval, events=not no_events))
         else:
             import os
 
@@ -64,7 +71,7 @@ def register(app: typer.Typer) -> None:
 
             os.umask(0o077)  # this process makes derived files only: each owner-only (0600)
             configure_logging(root, to_stderr=True)
-            watcher = Watcher(root, command_runner, Settings(rescan_s=rescan_interval))
+            watcher = Watcher(root, command_runner, Settings(rescan_s=rescan_interval, events=not no_events))
             watcher.run()
             result = {
                 "stopped": True,

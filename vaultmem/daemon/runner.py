@@ -78,6 +78,8 @@ class Settings:
     retry_s: float = 5.0
     # An autostarted watcher (cli/autostart.py) exits after this long without requests; None: never.
     idle_exit_s: float | None = None
+    # False: no file events; changes are found by the rescans (and requests' syncs) alone.
+    events: bool = True
 
 
 class WatcherStopping(IndexBusy):
@@ -260,7 +262,10 @@ class Watcher:
             self._server = server
             self.status.start_heartbeat(self.settings.heartbeat_s, self._check_home)
             log.info("watching %s (pid %d, socket %s)", self.root, os.getpid(), self.socket_path)
-            self._start_observer()
+            if self.settings.events:
+                self._start_observer()
+            else:
+                self.events = "off"
             with contextlib.suppress(WatcherStopping):
                 self.state = "catching_up"
                 self.status.write()

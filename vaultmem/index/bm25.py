@@ -39,7 +39,10 @@ def bm25(idf: float, tf: Floats, fl: Floats, avgfl: float, b: float, k1: float) 
 
 
 def top(scores: Floats, allowed: npt.NDArray[np.bool_], limit: int) -> list[tuple[int, float]]:
-    """The best `limit` allowed documents with a positive score, by score then docnum."""
+    """The best `limit` allowed documents with a positive score, by score — and every one
+    tied with the last of them: which of tied notes make the cut, and in what order, is the
+    caller's to decide by note (FullTextIndex.search: by path), never by document number,
+    which follows the index's history (other ghosts' notes included)."""
     import numpy as np
 
     candidates = np.flatnonzero((scores > 0) & allowed)
@@ -47,7 +50,7 @@ def top(scores: Floats, allowed: npt.NDArray[np.bool_], limit: int) -> list[tupl
         # Partition first: sorting every match of a common word would cost more.
         kth = np.partition(scores[candidates], len(candidates) - limit)[len(candidates) - limit]
         candidates = candidates[scores[candidates] >= kth]
-    order = np.lexsort((candidates, -scores[candidates]))[:limit]
+    order = np.lexsort((candidates, -scores[candidates]))
     return [(int(candidates[i]), float(scores[candidates[i]])) for i in order]
 
 

@@ -375,9 +375,9 @@ class FullTextIndex:
         visible = self._visible_docs(searcher, filters)
         scores = bm25.score(searcher, terms, FIELD_BOOSTS, BM25_B, BM25_K1, self._segments, visible)
         ranked = bm25.top(scores, allowed, limit)
-        return [
-            LexicalHit(searcher.stored_fields(docnum)["path"], i + 1, value) for i, (docnum, value) in enumerate(ranked)
-        ]
+        # Equal scores in the order of the notes' paths: the same whatever else the index holds.
+        hits = sorted(((searcher.stored_fields(d)["path"], v) for d, v in ranked), key=lambda h: (-h[1], h[0]))
+        return [LexicalHit(path, i + 1, value) for i, (path, value) in enumerate(hits[:limit])]
 
     def term_weights(self, text: str, filters: Filters) -> dict[str, float]:
         """Each analyzed term of `text` -> its idf among the notes the caller may see,

@@ -320,11 +320,31 @@ class Nearest:
     distances: list[float]
 
 
+# Chroma's float32 distances of one vector differ in their last bits (~1e-7) once its index
+# has changed (the same sums in another order), whoever's notes changed it. Distances
+# closer than this are one: such notes get one distance and go in the order of their
+# paths, so neither their order nor their scores follow the index's history.
+SAME_DISTANCE = 1e-6
+
+
 def _best_chunks(rows: Sequence[tuple[Any, float]], limit: int) -> list[DenseHit]:
+    """A note by its best chunk (the lowest chunk number among equally near ones), notes by
+    distance, equal distances (SAME_DISTANCE) by path."""
     best: dict[str, tuple[float, int]] = {}
     for meta, dist in rows:
-        path = str(meta["path"])
-        if path not in best or dist < best[path][0]:
-            best[path] = (float(dist), int(meta.get("chunk", 0)))
-    ordered = sorted(best.items(), key=lambda kv: (kv[1][0], kv[0]))[:limit]
-    return [DenseHit(path, i + 1, dist, chunk) for i, (path, (dist, chunk)) in enumerate(ordered)]
+        path, chunk = str(meta["path"]), int(meta.get("chunk", 0))
+        held = best.get(path)
+        if held is None or dist < held[0] - SAME_DISTANCE or (dist < held[0] + SAME_DISTANCE and chunk < held[1]):
+            best[path] = (float(dist) if held is None else min(float(dist), held[0]), chunk)
+    ordered = sorted(best.items(), key=lambda kv: (kv[1][0], kv[0]))
+    hits: list[DenseHit] = []
+    i = 0
+    while i < len(ordered) and len(hits) < limit:
+        first = ordered[i][1][0]
+        j = i
+        while j < len(ordered) and ordered[j][1][0] - first < SAME_DISTANCE:
+            j += 1
+        for path, (_, chunk) in sorted(ordered[i:j]):
+            hits.append(DenseHit(path, len(hits) + 1, first, chunk))
+        i = j
+    return hits[:limit]

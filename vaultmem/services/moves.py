@@ -224,6 +224,9 @@ def _target_path(app: App, rec: NoteRecord, target: str) -> str:
         new = f"{folder}/{stem}.md" if folder else f"{stem}.md"
     else:
         new = store.check_relpath(raw if raw.lower().endswith(".md") else raw + ".md")
+    # The folders that exist, as the disk spells them: on a case-insensitive disk
+    # `Private/alice/` is alice's folder, and is refused to bob as hers.
+    new = store.disk_prefix(app.root, new)
     if not is_note_path(new):
         raise InvalidInput(f"{new!r} is not a note path (hidden or ignored folder, or not .md)")
     return new

@@ -32,7 +32,7 @@ from vaultmem.vault.frontmatter import split_document
 from vaultmem.vault.ids import derived_id
 from vaultmem.vault.layout import classify, inside_vault, is_ignored_dir, is_temp_name
 from vaultmem.vault.note import ParsedNote, looks_binary, parse_note
-from vaultmem.vault.store import check_relpath, load_note, read_note_bytes
+from vaultmem.vault.store import check_relpath, disk_path, load_note, read_note_bytes
 
 MAX_FILES = 2000
 
@@ -60,7 +60,11 @@ def topic_files(app: App, patterns: Sequence[str]) -> list[str]:
         for path in matches:
             if not path.is_file() or not inside_vault(root, path):
                 continue
-            rel = path.relative_to(root).as_posix()
+            # As the disk spells it: on a case-insensitive disk `Private/alice/x.md` is a
+            # private note, and must be classified as one.
+            rel = disk_path(root, path.relative_to(root).as_posix())
+            if rel is None:
+                continue
             parts = rel.split("/")
             if any(is_ignored_dir(p) for p in parts[:-1]) or is_temp_name(parts[-1]):
                 continue
@@ -89,7 +93,10 @@ def _term_map(analyzer: Any) -> Callable[[Iterable[str]], dict[str, str]]:
 def _real_file_readable(app: App, path: Path) -> bool:
     """Access follows where a file really is: a symlink (to the file or to a folder on its
     way) into private/<ghost>/ or .vaultmem/trash/ must not hand that file to others."""
-    real = path.resolve().relative_to(app.root.resolve()).as_posix()
+    root = app.root.resolve()
+    real = disk_path(root, path.resolve().relative_to(root).as_posix())
+    if real is None:
+        return False
     parts = real.split("/")
     return not any(is_ignored_dir(p) for p in parts[:-1]) and app.can_read(classify(real))
 

@@ -78,6 +78,52 @@ def resolve_inside(root: Path, relpath: str) -> Path:
     return path
 
 
+def disk_path(root: Path, relpath: str) -> str | None:
+    """The vault-relative path of the entry `relpath` names, spelled as the disk spells it;
+    None when there is none. On a case-sensitive disk that is `relpath`; on a case-
+    insensitive one (macOS, Windows) `Private/Alice/x.md` names `private/alice/x.md` — and
+    scope follows the folder the file is in, never the spelling (SPEC §3)."""
+    parts = check_relpath(relpath).split("/")
+    real = _disk_parts(root, parts)
+    return "/".join(real) if len(real) == len(parts) else None
+
+
+def disk_prefix(root: Path, relpath: str) -> str:
+    """`relpath` with the folders and file that exist spelled as the disk spells them, and
+    the rest (a new file, new folders) as given: where a write to it lands."""
+    parts = check_relpath(relpath).split("/")
+    real = _disk_parts(root, parts)
+    return "/".join(real + parts[len(real) :])
+
+
+def _disk_parts(root: Path, parts: list[str]) -> list[str]:
+    """The leading `parts` that exist, each as the disk spells it."""
+    import unicodedata
+
+    def folded(name: str) -> str:
+        return unicodedata.normalize("NFC", name).casefold()
+
+    out: list[str] = []
+    here = root
+    for part in parts:
+        try:
+            names = os.listdir(here)
+        except OSError:
+            break
+        if part not in names:
+            if not os.path.lexists(here / part):
+                break  # not there in any spelling this disk accepts
+            # The disk accepts another spelling: it folds letter case (and, on macOS, Unicode
+            # normalization), so one entry of the folder answers to it.
+            same = [n for n in names if folded(n) == folded(part)]
+            if len(same) != 1:
+                break
+            part = same[0]
+        out.append(part)
+        here = here / part
+    return out
+
+
 class TooLarge(OSError):
     """A note file over MAX_NOTE_BYTES, which is never read whole. An OSError, so a reader
     that skips files it cannot read skips this one too."""
