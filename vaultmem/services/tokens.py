@@ -15,7 +15,6 @@ request), and when each token was last used. A file it cannot read refuses every
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import hmac
 import json
@@ -25,7 +24,6 @@ import secrets
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,7 +31,8 @@ from typing import Any
 from vaultmem.clock import iso
 from vaultmem.clock import now as utc_now
 from vaultmem.config import load_config, validate_ghost_name
-from vaultmem.errors import IndexBusy, InvalidInput, NotFound
+from vaultmem.errors import InvalidInput, NotFound
+from vaultmem.index.lock import IndexLock
 from vaultmem.models import TokenCreated, TokenInfo, TokenList, TokenRevoked
 from vaultmem.paths import StatePaths
 from vaultmem.services.vaults import append_ignore_rule
@@ -102,24 +101,10 @@ def load_entries(root: Path) -> list[Entry]:
     return entries or []
 
 
-@contextlib.contextmanager
-def _locked(root: Path) -> Iterator[None]:
-    lock_path = StatePaths(root).tokens_lock
-    StatePaths(root).make()
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        deadline = time.monotonic() + LOCK_WAIT_S
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise IndexBusy(f"another `vaultmem token` command holds {lock_path}") from None
-                time.sleep(0.02)
-        yield
-    finally:
-        os.close(fd)  # drops the lock
+def _locked(root: Path) -> IndexLock:
+    """The lock `token add|revoke` hold while they rewrite the token file (as `ghost add` holds
+    its own while it rewrites vaultmem.toml)."""
+    return IndexLock(StatePaths(root).tokens_lock, role="token", wait_s=LOCK_WAIT_S)
 
 
 def _write(root: Path, entries: list[Entry]) -> Path:
