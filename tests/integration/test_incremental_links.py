@@ -20,7 +20,6 @@ from vaultmem.index.graph import reader_links as compute_reader_links
 from vaultmem.index.resolve import NameEntry, Resolver
 from vaultmem.index.statedb import EDGE_LOG_KEEP, StateDB
 from vaultmem.services.app import App
-from vaultmem.services.reader_view import reader_links
 from vaultmem.vault.layout import Location
 
 FOLDERS = ["shared", "shared/a", "private/alice", "private/bob", "project/team", "project/open", "inbox/bob"]
@@ -64,14 +63,14 @@ def _check(apps: list[App], step: object) -> None:
     assert _graph_shape(graph) == _graph_shape(fresh), f"graph, step {step}"
     notes = db.note_paths()
     for app in apps:
-        kept, want = reader_links(app), _fresh_reader_links(app)
+        kept, want = app.reader_links(), _fresh_reader_links(app)
         assert _links_shape(kept) == _links_shape(want), f"{app.ghost}'s links, step {step}"
         visible = _visible(app)
         for path in notes:
             for relation in RELATIONS:
                 got = graph.expand(path, relation, 2, visible, 50, kept)
                 assert got == fresh.expand(path, relation, 2, visible, 50, want), (app.ghost, path, relation, step)
-    held = catalog._NAMES
+    held = apps[0].indexes.views.names._held
     if held is not None and held[0] == db.names_token():
         assert resolver_tables(held[1]) == resolver_tables(Resolver(NameEntry(*n) for n in db.names())), step
 
@@ -118,7 +117,7 @@ def test_kept_links_equal_a_rebuild_after_random_changes(tmp_path: Path, seed: i
     apps = [alice, alice.view("bob")]
     alice.catch_up()
     _check(apps, "start")
-    graph, kept = alice.indexes.link_graph(), [reader_links(app) for app in apps]
+    graph, kept = alice.indexes.link_graph(), [app.reader_links() for app in apps]
     for step in range(30):
         live = [p for p in root.rglob("*.md")]
         op = rng.randrange(10)
@@ -142,18 +141,16 @@ def test_kept_links_equal_a_rebuild_after_random_changes(tmp_path: Path, seed: i
             alice.db.commit()
         if rng.random() < 0.3:
             # Another process (the CLI beside the watcher) reconciles with its own memory.
-            held, catalog._NAMES = catalog._NAMES, None
             other = App.open(root, "bob")
             other.catch_up()
             other.close()
-            catalog._NAMES = held
         else:
             alice.catch_up()
         _check(apps, step)
         if not full:  # updated in place, never rebuilt
             assert alice.indexes.link_graph() is graph, step
-            assert all(reader_links(app) is links for app, links in zip(apps, kept, strict=True)), step
-        graph, kept = alice.indexes.link_graph(), [reader_links(app) for app in apps]
+            assert all(app.reader_links() is links for app, links in zip(apps, kept, strict=True)), step
+        graph, kept = alice.indexes.link_graph(), [app.reader_links() for app in apps]
     alice.close()
 
 
@@ -167,7 +164,6 @@ class _Counted(Resolver):
 
 def test_the_names_resolver_is_kept_while_the_names_hold(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(catalog, "Resolver", _Counted)
-    monkeypatch.setattr(catalog, "_NAMES", None)
     root = _vault(tmp_path)
     note(root, "shared/hub.md", "The hub, see [[Wheel]].", title="Hub", id="HUB")
     note(root, "private/bob/wheel.md", "bob's wheel.", title="Wheel", id="BOBWHEEL")
@@ -196,13 +192,11 @@ def test_the_names_resolver_is_kept_while_the_names_hold(tmp_path: Path, monkeyp
     assert built_by(lambda: note(root, "shared/dup.md", "Same id.", title="Dup", id="AXLE")) == 1
     assert built_by(lambda: (root / "shared" / "dup.md").unlink()) == 1  # "AXLE" had two holders
     assert built_by(lambda: (root / "shared" / "axle.md").rename(root / "shared" / "a" / "moved.md")) == 0
-    # names changed by another process: the Resolver held here is never used again
-    held, catalog._NAMES = catalog._NAMES, None  # the other process has its own memory
+    # names changed by another process (its own memory): the Resolver held here is never used again
     other = App.open(root, "bob")
     note(root, "shared/rim.md", "Rim.", title="Rim")
     other.catch_up()
     other.close()
-    catalog._NAMES = held
     assert built_by(lambda: note(root, "shared/hub.md", "Now [[Rim]].", title="Hub", id="HUB")) == 1
     app.close()
 
@@ -222,10 +216,11 @@ def test_a_rolled_back_change_leaves_no_resolver_behind(tmp_path: Path, monkeypa
         mp.setattr(StateDB, "replace_edges", fail)
         with pytest.raises(RuntimeError):
             app.catch_up()  # the names' Resolver was already updated for the new note
-    assert catalog._NAMES is not None and catalog._NAMES[0] != app.db.names_token()
+    held = app.indexes.views.names._held
+    assert held is not None and held[0] != app.db.names_token()
     app.catch_up()
     _check([app], "after")
-    assert reader_links(app) is not None and app.db.edges_from("shared/hub.md")[0].dst == "shared/wheel.md"
+    assert app.reader_links() is not None and app.db.edges_from("shared/hub.md")[0].dst == "shared/wheel.md"
     app.close()
 
 

@@ -42,6 +42,7 @@ def imports_of(path: Path) -> list[tuple[str, int]]:
 
 
 SOURCES = sorted(p for p in PACKAGE.rglob("*.py") if "vault_template" not in p.parts)
+TOOLS = PACKAGE.parent / "tools"
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(PACKAGE)))
@@ -70,6 +71,134 @@ def test_the_mcp_server_never_imports_the_cli() -> None:
                 for name in names
                 if name.startswith("vaultmem.cli") or name.split(".")[0] in ("typer", "click")
             ]
+    assert not offending, offending
+
+
+MAX_MODULE_LINES = 500
+MAX_FUNCTION_LINES = 60
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_modules_are_small(path: Path) -> None:
+    lines = path.read_text(encoding="utf-8").count("\n")
+    assert lines <= MAX_MODULE_LINES, f"{path.relative_to(PACKAGE)} has {lines} lines: split it by reason to change"
+
+
+def _own_lines(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """A function's own lines: from its body (a Typer command's option declarations are its
+    signature) without its docstring, less the functions and classes defined inside it."""
+    body = fn.body[1:] if len(fn.body) > 1 and isinstance(fn.body[0], ast.Expr) else fn.body
+    lines = set(range(body[0].lineno, (fn.end_lineno or fn.lineno) + 1))
+    for node in ast.walk(fn):
+        if node is not fn and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            lines -= set(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+    return len(lines)
+
+
+def test_functions_are_short() -> None:
+    long = []
+    for path in SOURCES:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _own_lines(node) > MAX_FUNCTION_LINES:
+                long.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name} ({_own_lines(node)} lines)")
+    assert not long, f"functions over {MAX_FUNCTION_LINES} lines:\n" + "\n".join(long)
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _runtime_imports(path: Path, modules: set[str]) -> set[str]:
+    """The vaultmem modules `path` imports when it runs, function-level imports included;
+    those under `if TYPE_CHECKING:` are for the type checker only."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for inner in ast.walk(node)
+    }
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("vaultmem")}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("vaultmem"):
+            for alias in node.names:
+                sub = f"{node.module}.{alias.name}"
+                found.add(sub if sub in modules else node.module)
+    return {m for m in found if m in modules}
+
+
+def test_no_import_cycles() -> None:
+    """Modules import each other in one direction only, at module level and inside
+    functions alike (a function-level import hides a cycle; it does not remove it)."""
+    names = {_module_name(p): p for p in SOURCES}
+    graph = {name: _runtime_imports(path, set(names)) - {name} for name, path in names.items()}
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}  # 1: on the path being walked, 2: done
+
+    def walk(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                cycles.append([*path[path.index(nxt) :], nxt])
+            elif nxt not in state:
+                walk(nxt, [*path, nxt])
+        state[node] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            walk(name, [name])
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+_MUTATORS = {
+    "append", "add", "pop", "popitem", "update", "clear", "setdefault", "move_to_end", "extend", "remove",
+    "discard", "insert", "appendleft",
+}  # fmt: skip
+
+
+def test_no_module_level_mutable_state_in_services() -> None:
+    """Warm state has one owner (index/views.py, held by the composition root): a service
+    module holds constants and functions, never a cache — no module-level name it changes
+    (an item set, a container's mutator called, a `global` rebound)."""
+    offending = []
+    for path in sorted((PACKAGE / "services").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = {
+            t.id
+            for node in tree.body
+            if isinstance(node, (ast.Assign, ast.AnnAssign))
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            if isinstance(t, ast.Name)
+        }
+        for node in ast.walk(tree):
+            changed = None
+            if isinstance(node, ast.Global):
+                changed = ", ".join(node.names)
+            elif isinstance(node, (ast.Assign, ast.AugAssign, ast.Delete)):
+                targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+                hit = [t.value.id for t in targets if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)]
+                changed = next((n for n in hit if n in names), None)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                owner = node.func.value
+                if isinstance(owner, ast.Name) and owner.id in names and node.func.attr in _MUTATORS:
+                    changed = owner.id
+            if changed:
+                offending.append(f"{path.name}:{node.lineno} changes module-level {changed}")
+    assert not offending, offending
+
+
+def test_the_tools_never_edit_sys_path() -> None:
+    """The bench and eval tools are packages run with `python -m`: no `sys.path` edits."""
+    offending = []
+    for path in sorted(TOOLS.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and ast.unparse(node.func).startswith("sys.path."):
+                offending.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}")
     assert not offending, offending
 
 

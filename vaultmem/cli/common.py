@@ -54,8 +54,9 @@ def open_app(ctx: typer.Context, vault: Path | None, ghost: str | None, progress
     import os
 
     from vaultmem.cli.notices import show_model_notices
-    from vaultmem.daemon.client import UNRESPONSIVE_ENV, synced_after_write
-    from vaultmem.services.app import AsTheyAre
+    from vaultmem.daemon.client import synced_after_write
+    from vaultmem.daemon.forwarding import UNRESPONSIVE_ENV
+    from vaultmem.services.freshness import AsTheyAre
 
     unresponsive = os.environ.get(UNRESPONSIVE_ENV)  # set when forwarding met a hung watcher
     if unresponsive:

@@ -32,7 +32,19 @@ try:
 except ImportError:  # a Python without the C accelerator
     from json.encoder import py_encode_basestring_ascii as _encode_string
 
-from vaultmem.daemon.forwarding import COMMANDS, HELP_FLAGS, ROOT_FLAGS, ROOT_OPTIONS, VAULT_OPTION, passes_env
+from vaultmem.daemon.forwarding import (
+    COMMANDS,
+    FIRST_BYTE_S,
+    HELP_FLAGS,
+    MAX_REPLY_BYTES,
+    ROOT_FLAGS,
+    ROOT_OPTIONS,
+    STALL_S,
+    TIMEOUT_ENV,
+    UNRESPONSIVE_ENV,
+    VAULT_OPTION,
+    passes_env,
+)
 from vaultmem.daemon.paths import CONFIG_NAME, connect_path
 
 TYPE_CHECKING = False  # not `from typing import ...`: typing costs this process ~5 ms
@@ -44,17 +56,7 @@ FORWARDED = frozenset(COMMANDS)  # what is forwarded: forwarding.py
 _ROOT_ASSIGNED = tuple(f"{option}=" for option in ROOT_OPTIONS)  # `--vault=X`
 _VAULT_ASSIGNED = f"{VAULT_OPTION}="
 CONNECT_TIMEOUT_S = 2.0
-STALL_S = 20.0  # > 3 keepalives
-# The watcher sends a space as soon as it has read a request (server.py): nothing within
-# this long is a hung watcher, and the command answers by itself. $VAULTMEM_WATCHER_TIMEOUT.
-FIRST_BYTE_S = 2.0
-TIMEOUT_ENV = "VAULTMEM_WATCHER_TIMEOUT"
-# Set (to why) when this command found the watcher unresponsive: the command then answers
-# by itself from the indexes as they are (services/app.py AsTheyAre), and says so; the
-# native launcher sets it too before it hands a command to Python.
-UNRESPONSIVE_ENV = "VAULTMEM_WATCHER_UNRESPONSIVE"
 SYNC_TIMEOUT_S = 10.0
-MAX_REPLY_BYTES = 256 * 1024 * 1024
 
 
 def first_byte_s() -> float:

@@ -49,7 +49,8 @@ from vaultmem.index.lock import IndexLock
 from vaultmem.models import to_json
 from vaultmem.paths import StatePaths
 from vaultmem.services import reads
-from vaultmem.services.app import App, KeptByWatcher
+from vaultmem.services.app import App
+from vaultmem.services.freshness import KeptByWatcher
 from vaultmem.services.indexing import run_index
 
 SIGNAL_POLL_S = 1.0  # how soon the main loop notices a signal (see _next_action)

@@ -9,7 +9,7 @@ and returns a `Pending` the connection thread waits on.
 
 A space goes back the moment a request is read (JSON and framed replies allow leading
 spaces): a client that gets none within a couple of seconds has met a hung watcher (stopped,
-or its threads wedged) and answers by itself (client.py FIRST_BYTE_S). While a request
+or its threads wedged) and answers by itself (forwarding.py FIRST_BYTE_S). While a request
 waits, a keepalive space follows every few seconds, unless the worker has stopped making
 progress (`stalled`): then the request is answered `unresponsive` at once, and the client
 answers by itself too.

@@ -240,41 +240,42 @@ def name_entry(rec: NoteRecord) -> NameEntry:
     return NameEntry(rec.path, rec.id or rec.path, rec.title or "", rec.aliases)
 
 
-# The Resolver of the db's names, kept by this process between reconciles (the watcher's,
-# and a command's own reads): building one reads and indexes every note's names (~0.6 s at
-# 50k notes). It is used only while the db's names token is the one it was made for: every
-# change of names writes a new token in the same transaction, in whichever process.
-_NAMES: tuple[str, Resolver] | None = None
+class NamesCache:
+    """The Resolver of the db's names, kept between reconciles by a long-lived process (the
+    watcher, an MCP server: index/views.py holds one): building one reads and indexes every
+    note's names (~0.6 s at 50k notes). It is used only while the db's names token is the
+    one it was made for: every change of names writes a new token in the same transaction,
+    in whichever process."""
 
+    def __init__(self) -> None:
+        self._held: tuple[str, Resolver] | None = None
 
-def names_resolver(db: StateDB) -> Resolver:
-    """The Resolver of the names in the db now."""
-    global _NAMES
-    token = db.names_token()
-    held = _NAMES
-    if token is not None and held is not None and held[0] == token:
-        return held[1]
-    resolver = Resolver(NameEntry(*row) for row in db.names())
-    if token is not None:
-        _NAMES = (token, resolver)
-    return resolver
-
-
-def renamed(db: StateDB, gone: Iterable[NameEntry] | None = None, came: Iterable[NameEntry] = ()) -> Resolver:
-    """Inside the writer's transaction, after names changed (`gone` replaced by `came`; None:
-    any name may have): a new names token, and the Resolver of the names now. The one held
-    for the names before is updated in place when Resolver.update can do it exactly."""
-    global _NAMES
-    # Forgotten first, so it is never left under the old token half updated; the new token
-    # is the db's only once the transaction commits (after a rollback it matches nothing).
-    held, _NAMES = _NAMES, None
-    before = db.names_token()
-    token = db.new_names_token()
-    resolver = held[1] if held is not None and held[0] == before and before is not None else None
-    if resolver is None or gone is None or not resolver.update(gone, came):
+    def current(self, db: StateDB) -> Resolver:
+        """The Resolver of the names in the db now."""
+        token = db.names_token()
+        held = self._held
+        if token is not None and held is not None and held[0] == token:
+            return held[1]
         resolver = Resolver(NameEntry(*row) for row in db.names())
-    _NAMES = (token, resolver)
-    return resolver
+        if token is not None:
+            self._held = (token, resolver)
+        return resolver
+
+    def renamed(self, db: StateDB, gone: Iterable[NameEntry] | None = None, came: Iterable[NameEntry] = ()) -> Resolver:
+        """Inside the writer's transaction, after names changed (`gone` replaced by `came`;
+        None: any name may have): a new names token, and the Resolver of the names now. The
+        one held for the names before is updated in place when Resolver.update can do it
+        exactly."""
+        # Forgotten first, so it is never left under the old token half updated; the new
+        # token is the db's only once the transaction commits (after a rollback it matches nothing).
+        held, self._held = self._held, None
+        before = db.names_token()
+        token = db.new_names_token()
+        resolver = held[1] if held is not None and held[0] == before and before is not None else None
+        if resolver is None or gone is None or not resolver.update(gone, came):
+            resolver = Resolver(NameEntry(*row) for row in db.names())
+        self._held = (token, resolver)
+        return resolver
 
 
 def rebuild_edges(
@@ -344,12 +345,14 @@ def catch_up(
     progress: Progress | None = None,
     bodies: dict[str, str] | None = None,
     strays: list[str] | None = None,
+    names: NamesCache | None = None,
 ) -> CatalogResult:
     """Bring the state db up to date with the files. Idempotent; one transaction.
 
     `bodies`, when given, collects the body of every note read, so the index stages that
     follow in the same run need not read those files again. `strays`, when given, collects
-    the write temp files the walk met (vault/layout.py walk_notes)."""
+    the write temp files the walk met (vault/layout.py walk_notes). `names`: the Resolver
+    a long-lived process keeps (index/views.py); a fresh one otherwise."""
     known = db.stats()
     # Problems depend on the config (allowed types); a config change re-checks every file.
     signature = config_signature(config)
@@ -360,51 +363,22 @@ def catch_up(
     result = CatalogResult(unchanged=diff.unchanged)
     if not diff.changed and not diff.deleted:
         return result
-    records: list[NoteRecord] = []
-    quiet: list[NoteRecord] = []  # same content, re-checked against a new config
-    touched: list[FileEntry] = []
-    total = len(diff.changed)
-    for i, entry in enumerate(diff.changed, 1):
-        parsed = read_entry(root, entry)
-        record = record_for(parsed, entry, config)
-        if bodies is not None and isinstance(parsed, ParsedNote):
-            bodies[entry.relpath] = parsed.body
-        old = known.get(entry.relpath)
-        if old is not None and old[2] == record.hash:
-            # Only the mtime moved (touch, checkout): nothing to redo.
-            (quiet.append(record) if recheck else touched.append(entry))
-        else:
-            records.append(record)
-        if progress:
-            progress(i, total)
-    result.unchanged += len(touched) + len(quiet)
-    new_paths = {r.path for r in records if r.path not in known}
+    read = _read_changed(root, config, diff.changed, known, recheck, bodies, progress)
+    result.unchanged += len(read.touched) + len(read.quiet)
+    new_paths = {r.path for r in read.records if r.path not in known}
     deleted_rows = db.by_paths(diff.deleted)
     moves = pair_moves(
-        {r.path: (r.id, r.id_derived, r.hash) for r in records if r.path in new_paths},
+        {r.path: (r.id, r.id_derived, r.hash) for r in read.records if r.path in new_paths},
         {p: (r.id, r.id_derived, r.hash) for p, r in deleted_rows.items() if r.status == "note"},
     )
-    records = carry_derived_ids(db, records, moves, new_paths)
-    quiet = carry_derived_ids(db, quiet, [], set())
-    result.moves = moves
-    result.moved = len(moves)
-    result.added = len(new_paths) - len(moves)
-    result.updated = len(records) - len(new_paths)
-    result.deleted = len(diff.deleted) - len(moves)
-    moved_from = {old for old, _ in moves}
-    moved_to = {new for _, new in moves}
-    result.changes = {
-        **{p: "deleted" for p in diff.deleted if p not in moved_from},
-        **{r.path: "moved" if r.path in moved_to else "added" if r.path in new_paths else "updated" for r in records},
-    }
+    records = carry_derived_ids(db, read.records, moves, new_paths)
+    quiet = carry_derived_ids(db, read.quiet, [], set())
+    _count(result, records, diff.deleted, moves, new_paths)
     db.begin()
     try:
-        for entry in touched:
+        for entry in read.touched:
             db.touch(entry.relpath, entry.size, entry.mtime_ns)
         before = db.by_paths([*(r.path for r in records), *diff.deleted])
-        same_names = not (new_paths or diff.deleted or quiet) and all(
-            r.path in before and name_of(before[r.path]) == name_of(r) for r in records
-        )
         written = db.writes_of(r.path for r in [*records, *quiet])
         records = count_versions(records, before, moves, written)
         quiet = count_versions(quiet, db.by_paths([r.path for r in quiet]), (), written)
@@ -412,20 +386,7 @@ def catch_up(
         db.upsert(records)
         db.upsert(quiet)
         db.tombstone(diff.deleted)
-        if same_names:
-            # No note appeared, vanished, moved or changed its id, title or aliases: no
-            # other note's links can resolve differently, and the names' Resolver holds.
-            resolver = names_resolver(db) if db.names_token() is not None else renamed(db)
-            rebuild_edges(db, resolver, only=[r for r in records if r.status == "note"])
-        elif quiet:
-            rebuild_edges(db, renamed(db))  # a new config re-checked every note: resolve everything
-        elif records or diff.deleted:
-            # The names before the change and after: a link that met one of them may now
-            # resolve elsewhere.
-            old_names = [name_entry(b) for b in before.values() if b.is_note]
-            new_names = [name_entry(r) for r in records if r.is_note]
-            gone = [*diff.deleted, *(r.path for r in records if not r.is_note)]
-            update_edges(db, renamed(db, old_names, new_names), records, old_names + new_names, gone=gone)
+        _relink(db, names or NamesCache(), before, records, quiet, new_paths, diff.deleted)
         db.set_meta("catalog_signature", signature)
         db.commit()
     except BaseException:
@@ -433,3 +394,86 @@ def catch_up(
         raise
     result.changed = bool(records or diff.deleted)
     return result
+
+
+@dataclass(slots=True)
+class _Read:
+    records: list[NoteRecord] = field(default_factory=list)  # new or changed content
+    quiet: list[NoteRecord] = field(default_factory=list)  # same content, re-checked against a new config
+    touched: list[FileEntry] = field(default_factory=list)  # only the mtime moved (touch, checkout)
+
+
+def _read_changed(
+    root: Path,
+    config: VaultConfig,
+    changed: list[FileEntry],
+    known: dict[str, tuple[int, int, str, str]],
+    recheck: bool,
+    bodies: dict[str, str] | None,
+    progress: Progress | None,
+) -> _Read:
+    """Read every changed file, sorted by what it needs: a new row, a re-check, or a touch."""
+    out = _Read()
+    for i, entry in enumerate(changed, 1):
+        parsed = read_entry(root, entry)
+        record = record_for(parsed, entry, config)
+        if bodies is not None and isinstance(parsed, ParsedNote):
+            bodies[entry.relpath] = parsed.body
+        old = known.get(entry.relpath)
+        if old is not None and old[2] == record.hash:
+            (out.quiet.append(record) if recheck else out.touched.append(entry))
+        else:
+            out.records.append(record)
+        if progress:
+            progress(i, len(changed))
+    return out
+
+
+def _count(
+    result: CatalogResult,
+    records: list[NoteRecord],
+    deleted: list[str],
+    moves: list[tuple[str, str]],
+    new_paths: set[str],
+) -> None:
+    """What the reconcile did, in counts and per path."""
+    result.moves = moves
+    result.moved = len(moves)
+    result.added = len(new_paths) - len(moves)
+    result.updated = len(records) - len(new_paths)
+    result.deleted = len(deleted) - len(moves)
+    moved_from = {old for old, _ in moves}
+    moved_to = {new for _, new in moves}
+    result.changes = {
+        **{p: "deleted" for p in deleted if p not in moved_from},
+        **{r.path: "moved" if r.path in moved_to else "added" if r.path in new_paths else "updated" for r in records},
+    }
+
+
+def _relink(
+    db: StateDB,
+    names: NamesCache,
+    before: dict[str, NoteRecord],
+    records: list[NoteRecord],
+    quiet: list[NoteRecord],
+    new_paths: set[str],
+    deleted: list[str],
+) -> None:
+    """Inside the transaction: the edges after the change, by the cheapest exact path."""
+    same_names = not (new_paths or deleted or quiet) and all(
+        r.path in before and name_of(before[r.path]) == name_of(r) for r in records
+    )
+    if same_names:
+        # No note appeared, vanished, moved or changed its id, title or aliases: no other
+        # note's links can resolve differently, and the names' Resolver holds.
+        resolver = names.current(db) if db.names_token() is not None else names.renamed(db)
+        rebuild_edges(db, resolver, only=[r for r in records if r.status == "note"])
+    elif quiet:
+        rebuild_edges(db, names.renamed(db))  # a new config re-checked every note: resolve everything
+    elif records or deleted:
+        # The names before the change and after: a link that met one of them may now
+        # resolve elsewhere.
+        old_names = [name_entry(b) for b in before.values() if b.is_note]
+        new_names = [name_entry(r) for r in records if r.is_note]
+        gone = [*deleted, *(r.path for r in records if not r.is_note)]
+        update_edges(db, names.renamed(db, old_names, new_names), records, old_names + new_names, gone=gone)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from vaultmem.config import VaultConfig
-from vaultmem.index.catalog import catch_up
+from vaultmem.index.catalog import NamesCache, catch_up
 from vaultmem.index.chunking import Chunk, note_chunks
 from vaultmem.index.documents import IndexDoc, doc_for
 from vaultmem.index.embedder import Embedder
@@ -70,8 +70,10 @@ class Indexer:
         embedder: Callable[[], Embedder | None] | None,
         progress: Progress | None = None,
         vector_identity: Callable[[], tuple[str, str, bool] | None] | None = None,
+        names: NamesCache | None = None,
     ) -> None:
         self.root = root
+        self.names = names or NamesCache()
         self.db = db
         self.config = config
         self._fulltext = fulltext
@@ -113,7 +115,8 @@ class Indexer:
         self.db.created = False
         bodies: dict[str, str] = {}
         strays: list[str] = []
-        cat = catch_up(self.root, self.db, self.config, lambda d, t: self._tick("reading notes", d, t), bodies, strays)
+        tick = lambda d, t: self._tick("reading notes", d, t)  # noqa: E731
+        cat = catch_up(self.root, self.db, self.config, tick, bodies, strays, self.names)
         # Temp files of writes killed midway hold copies of note bodies: never notes, gone.
         remove_stale_temps(self.root, strays)
         report.added, report.updated, report.deleted = cat.added, cat.updated, cat.deleted

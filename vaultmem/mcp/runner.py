@@ -12,8 +12,9 @@ and says so. Without a watcher (autostart off, or it could not start) everything
 here, as a cold CLI command would.
 
 Each call here opens its own App (and closes it): the vault's config is read afresh, as a
-CLI command reads it, and no index stays open in this process between calls. Calls run
-here one at a time; reads the watcher answers run side by side.
+CLI command reads it, and no index stays open in this process between calls — only the
+warm views (index/views.py), which check themselves against the state db before use. Calls
+run here one at a time; reads the watcher answers run side by side.
 """
 
 from __future__ import annotations
@@ -30,10 +31,12 @@ from typing import Any
 from vaultmem.daemon.client import exchange, synced_after_write
 from vaultmem.daemon.paths import connect_path
 from vaultmem.errors import VaultmemError, error_from
+from vaultmem.index.views import WarmViews
 from vaultmem.mcp.tools import Plan, Read
 from vaultmem.models import Result, to_json
 from vaultmem.services import reads
-from vaultmem.services.app import App, AsTheyAre, Freshness
+from vaultmem.services.app import App
+from vaultmem.services.freshness import AsTheyAre, Freshness
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +62,9 @@ class Runner:
         self.root = root
         self._env = {k: v for k, v in (os.environ if env is None else env).items() if k not in IDENTITY_ENV}
         self._lock = threading.Lock()
+        # Warm views (the names' Resolver, the link graph, readers' links, query vectors) kept
+        # across the Apps this server opens, one a call: each is checked against the db first.
+        self._views = WarmViews()
         # A watcher started by this server and not yet answering (cli/autostart.py).
         self._starting = starting
         self._starting_until = time.monotonic() + WATCHER_START_WAIT_S
@@ -78,9 +84,11 @@ class Runner:
     def _here(self, ghost: str | None, use_case: Callable[[App], Result], freshness: Freshness | None = None) -> Answer:
         notices: list[str] = []
         if isinstance(freshness, AsTheyAre):
-            notices.append(f"warning: the watcher did not answer ({freshness.why}): answered without it")
+            notices.append(f"warning: the watcher did not answer ({freshness.unanswered}): answered without it")
         with self._lock:
-            app = App.open(self.root, ghost, env=self._env, notice=notices.append, freshness=freshness)
+            app = App.open(
+                self.root, ghost, env=self._env, notice=notices.append, freshness=freshness, views=self._views
+            )
             try:
                 app.after_write = synced_after_write(str(self.root), notices.append)
                 result = use_case(app)

@@ -222,12 +222,11 @@ def tag_counts(app: App, sort: str = "count", prefix: str | None = None) -> TagL
 def orphan_notes(app: App) -> OrphanList:
     """Visible notes with no link or parent edge to or from another visible note (a link to
     a hidden note counts as it resolves for this reader, a dangling link as none)."""
-    from vaultmem.services.reader_view import reader_links
 
     app.catch_up()
     notes = _visible_notes(app)
     shown = {rec.path for rec in notes}
-    reader = reader_links(app)
+    reader = app.reader_links()
     connected: set[str] = set()
     for edge in app.db.all_edges():
         dst = reader.dst(edge)  # where the link lands for this reader (a hidden note wins none)

@@ -5,17 +5,18 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vaultmem import clock
 from vaultmem.index.catalog import diff_stats
 from vaultmem.index.engine import error_list
 from vaultmem.models import IndexReport, StatusReport
 from vaultmem.paths import StatePaths
-from vaultmem.services.app import App, AsTheyAre
 from vaultmem.services.lookup import location_of
 from vaultmem.vault.layout import classify, walk_notes
 
+if TYPE_CHECKING:
+    from vaultmem.services.app import App
 
 def run_index(app: App, full: bool = False, defer_vectors: bool = False) -> IndexReport:
     """Reconcile once under the writer lock (exit 6 if another writer keeps it).
@@ -82,7 +83,7 @@ def watcher_info(app: App) -> dict[str, Any]:
     # Alive but not answering: this command met it hung (the client's first-byte bound), or
     # its heartbeat stopped while its process lives on (stopped with SIGSTOP, wedged).
     hung = isinstance(pid, int) and pid_alive(pid) and data.get("state") != "stopped"
-    hung = hung and (isinstance(app.freshness, AsTheyAre) or not fresh)
+    hung = hung and (app.freshness.unanswered is not None or not fresh)
     running = running and not hung
     info: dict[str, Any] = {
         "running": running,

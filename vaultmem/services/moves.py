@@ -21,7 +21,6 @@ from vaultmem.models import Move, MoveReport
 from vaultmem.services.app import App
 from vaultmem.services.lookup import find_note, location_of
 from vaultmem.services.notes import NotePatch, record_written, update_note, version_of
-from vaultmem.services.reader_view import reader_links
 from vaultmem.vault import store
 from vaultmem.vault.frontmatter import split_document
 from vaultmem.vault.layout import classify, is_note_path
@@ -116,7 +115,7 @@ def _linking_sources(app: App, moves: Mapping[str, str], operator: bool) -> list
     a link of a note it sees may reach the moved note only in its view, because the note it
     reaches among all notes is hidden from it. Missing those would tell it so."""
     sources = set(moves)
-    reader = None if operator else reader_links(app)
+    reader = None if operator else app.reader_links()
     for old in moves:
         sources.update(e.src for e in app.db.edges_to(old) if e.kind != "parent")
         if reader is not None:

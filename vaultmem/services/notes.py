@@ -578,10 +578,9 @@ def links_of(app: App, path: str) -> Links:
     see (services/reader_view.py): a link whose target the caller cannot see points where it
     would if that note did not exist, or dangles."""
     from vaultmem.index.statedb import Edge
-    from vaultmem.services.reader_view import reader_links
 
     db = app.db
-    reader = reader_links(app)
+    reader = app.reader_links()
     out_edges = [replace(e, dst=reader.dst(e)) for e in db.edges_from(path)]
     in_edges = [e for e in db.edges_to(path) if reader.dst(e) == path]
     in_edges += [Edge(src, path, kind, "") for src, kind in reader.arrived.get(path, ())]

@@ -3,8 +3,7 @@ the hybrid engine (search/hybrid.py) over this vault's parts."""
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -18,7 +17,6 @@ from vaultmem.search.fusion import RECOMMENDED_MIN_SCORE
 from vaultmem.search.hybrid import MODES, Dense, Retrievers, SearchOptions, run_search
 from vaultmem.services.app import App
 from vaultmem.services.lookup import location_of
-from vaultmem.services.reader_view import reader_links
 from vaultmem.units import as_unit
 from vaultmem.vault.frontmatter import split_document
 from vaultmem.vault.layout import reader_tokens
@@ -155,29 +153,6 @@ def read_body(app: App, rec: NoteRecord) -> str | None:
     return split_document(data.decode("utf-8", errors="replace")).body.replace("\r\n", "\n")
 
 
-# Query vectors by (fingerprint, text): an agent in a loop asks the same question again,
-# and a long-lived process (the watcher, the MCP server) then skips the model (~7 ms).
-_QUERY_VECTORS: OrderedDict[tuple[str, str], list[float]] = OrderedDict()
-QUERY_VECTORS_MAX = 512
-
-
-def query_vector(embedder: Embedder, fingerprint: str) -> Callable[[str], list[float]]:
-    """Embeds a query, or returns the vector this fingerprint's model gave it before."""
-
-    def embed(text: str) -> list[float]:
-        key = (fingerprint, text)
-        found = _QUERY_VECTORS.get(key)
-        if found is None:
-            found = _QUERY_VECTORS[key] = embedder.embed([text])[0]
-            if len(_QUERY_VECTORS) > QUERY_VECTORS_MAX:
-                _QUERY_VECTORS.popitem(last=False)
-        else:
-            _QUERY_VECTORS.move_to_end(key)
-        return found
-
-    return embed
-
-
 def retrievers(app: App, mode: str, warnings: list[str]) -> tuple[Retrievers, str]:
     """The parts for this vault; falls back to BM25 when there are no embeddings."""
     dense = None
@@ -193,7 +168,12 @@ def retrievers(app: App, mode: str, warnings: list[str]) -> tuple[Retrievers, st
         fp = app.db.get_meta("vector_fingerprint")
         embedder = app.indexes.embedder() if choice.enabled else None
         if embedder is not None and fp is not None:
-            dense = Dense(app.indexes.vector_index(fp), query_vector(embedder, fp), app.indexes.note_lookup())
+            views = app.indexes.views
+
+            def embed(text: str, model: Embedder = embedder, fp: str = fp) -> list[float]:
+                return views.query_vector(fp, text, lambda t: model.embed([t])[0])
+
+            dense = Dense(app.indexes.vector_index(fp), embed, app.indexes.note_lookup())
         elif mode == "vector":
             raise InvalidInput(f"vector search needs embeddings, and this vault has none ({choice.reason})")
         else:
@@ -206,7 +186,7 @@ def retrievers(app: App, mode: str, warnings: list[str]) -> tuple[Retrievers, st
         graph=app.indexes.link_graph,
         read_body=lambda rec: read_body(app, rec),
         visible=lambda rec: app.can_read(location_of(rec)),
-        reader_links=lambda: reader_links(app),
+        reader_links=app.reader_links,
     )
     return parts, mode
 
