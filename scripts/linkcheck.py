@@ -96,7 +96,7 @@ def main() -> int:
     )
 
     from vaultmem.services.app import App
-    from vaultmem.services.notes import get_note
+    from vaultmem.services.documents import get_note
 
     app = App.open(vault, None)
     app.catch_up()

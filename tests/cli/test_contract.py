@@ -127,12 +127,12 @@ def test_broken_config_is_invalid_input(vault: Path, cli: Cli) -> None:
 
 
 def test_internal_failure_is_exit_1_with_a_json_error(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
-    from vaultmem.services import notes
+    from vaultmem.services import documents
 
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(notes, "get_note", boom)
+    monkeypatch.setattr(documents, "get_note", boom)
     res = cli("get", "x")
     assert res.exit_code == 1
     assert res.data["error"]["code"] == "internal"

@@ -15,6 +15,7 @@ import pytest
 from tests.cli._util import body_of, changed_lines, front_matter, git, keys_of, write
 from tests.conftest import Cli
 from vaultmem.services import notes as notes_service
+from vaultmem.services import revisions
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -32,7 +33,9 @@ class Clock:
 
 @pytest.fixture
 def repo(vault: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    monkeypatch.setattr(notes_service, "utc_now", Clock())
+    clock = Clock()  # one clock for every write: creates and read-modify-writes
+    monkeypatch.setattr(notes_service, "utc_now", clock)
+    monkeypatch.setattr(revisions, "utc_now", clock)
     git(vault, "init", "-q")
     git(vault, "add", "-A")
     git(vault, "commit", "-qm", "init")

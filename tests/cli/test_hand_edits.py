@@ -146,10 +146,10 @@ def test_an_edit_racing_the_write_is_never_overwritten(
     cli: Cli, note: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The person saves after vaultmem read the note and before it renames its copy in."""
-    from vaultmem.services import notes
+    from vaultmem.services import revisions
 
     path: Path = note["file"]
-    real = notes.edit_note_text
+    real = revisions.edit_note_text
 
     def edit_then_person_saves(*args: Any, **kwargs: Any) -> Any:
         out = real(*args, **kwargs)
@@ -157,7 +157,7 @@ def test_an_edit_racing_the_write_is_never_overwritten(
             fh.write("Saved in the editor meanwhile.\n")
         return out
 
-    monkeypatch.setattr(notes, "edit_note_text", edit_then_person_saves)
+    monkeypatch.setattr(revisions, "edit_note_text", edit_then_person_saves)
     res = cli("note", "update", note["id"], "--append", "agent", "--expect-version", "1")
     assert res.exit_code == 4
     assert "Saved in the editor meanwhile." in path.read_text(encoding="utf-8")
@@ -171,7 +171,8 @@ def test_hand_edits_racing_agent_writes_lose_no_line(vault: Path, cli: Cli, note
     person saved is in the file at the end."""
     from vaultmem.errors import Conflict
     from vaultmem.services.app import App
-    from vaultmem.services.notes import NotePatch, get_note, update_note
+    from vaultmem.services.documents import get_note
+    from vaultmem.services.notes import NotePatch, update_note
 
     path: Path = note["file"]
     person_lines: list[str] = []

@@ -9,7 +9,7 @@ import pytest
 
 from tests.cli._util import body_of, front_matter, snapshot, write
 from tests.conftest import Cli
-from vaultmem.services import notes as notes_service
+from vaultmem.services import revisions
 from vaultmem.vault.note import body_hash
 
 BODY = "# Deploy\n\nRun make deploy.\n\n## Rollback\n\nold rollback text\n\n## Notes\n\nkeep me\n"
@@ -239,7 +239,7 @@ def test_file_changed_between_read_and_write_exits_4_and_loses_nothing(
     """Someone saves the file in an editor while vaultmem holds its copy in memory."""
     path: Path = note["file"]
     theirs = path.read_text().replace("Run make deploy.", "Run make deploy --carefully.")
-    real_edit = notes_service.edit_note_text
+    real_edit = revisions.edit_note_text
 
     def edit_then_race(*args: Any, **kwargs: Any) -> Any:
         result = real_edit(*args, **kwargs)  # vaultmem has read the file and built its version
@@ -249,7 +249,7 @@ def test_file_changed_between_read_and_write_exits_4_and_loses_nothing(
             path.unlink()
         return result
 
-    monkeypatch.setattr(notes_service, "edit_note_text", edit_then_race)
+    monkeypatch.setattr(revisions, "edit_note_text", edit_then_race)
     res = cli(*[part.format(id=note["id"]) for part in command])
     assert res.exit_code == 4, res.stdout
     assert res.data["error"]["code"] == "conflict"

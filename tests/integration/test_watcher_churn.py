@@ -32,7 +32,7 @@ __all__ = ["start_watcher"]  # the fixture, used by name below
 
 NOTES = 600
 EDITS = 2000
-# Over 100 fulltext documents, a reconcile trims the heap at once (daemon/runner.py), not when
+# Over 100 fulltext documents, a reconcile trims the heap at once (daemon/loop.py), not when
 # the clock allows: every round ends with a trim.
 ROUND = 125
 WARM = 500  # edits before the heap has settled: caches filled, the first merges done

@@ -138,7 +138,7 @@ def _call(vault: Path, name: str, request: dict[str, Any]) -> tuple[Any, str]:
 def test_a_wedged_worker_is_reported_and_requests_are_refused_at_once(
     vault: Path, threaded_watcher: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from vaultmem.daemon import runner
+    from vaultmem.daemon import requests as watcher_requests
     from vaultmem.services import reads
 
     gate = threading.Event()
@@ -150,7 +150,7 @@ def test_a_wedged_worker_is_reported_and_requests_are_refused_at_once(
         return real_run(app, request)
 
     monkeypatch.setattr(reads, "run", wedged)
-    monkeypatch.setattr(runner, "WORKER_STALL_S", 1.0)
+    monkeypatch.setattr(watcher_requests, "WORKER_STALL_S", 1.0)
     threading.Thread(target=_call, args=(vault, "query", {"query": "kelp"}), daemon=True).start()
     try:
         _wait(lambda: threaded_watcher.stalled() is not None, timeout=30)

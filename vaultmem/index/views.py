@@ -195,7 +195,9 @@ class WarmViews:
         return found
 
 
-def _visibility(can_read: CanRead, place_of: Callable[[str], Place | None], seen: dict[str, bool]) -> Callable[[str], bool]:
+def _visibility(
+    can_read: CanRead, place_of: Callable[[str], Place | None], seen: dict[str, bool]
+) -> Callable[[str], bool]:
     """Whether the reader may see `path` (`place_of`: where a note lives, None: no note),
     remembered in `seen`."""
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from vaultmem.errors import InvalidInput
 from vaultmem.mcp.arguments import check
+from vaultmem.mcp.texts import get_text, query_text, ref_text, search_text, write_text
 from vaultmem.models import Result
 from vaultmem.services.app import App
 from vaultmem.services.query import QueryRequest
@@ -278,42 +279,6 @@ def _save_update(a: Args, ghost: str | None) -> Plan:
     return Write(lambda app: update_note(app, a["note_id"], patch, a.get("expect_version"), refuse_unseen_edits=True))
 
 
-# --- short texts for the model ----------------------------------------------------------------
-
-
-def _search_text(data: Any) -> str:
-    lines = [f"{data.get('returned', 0)} results ({data.get('mode')})"]
-    for r in data.get("results", []):
-        s = r.get("summary", {})
-        lines.append(f"- {s.get('title')} [{s.get('id')}] {s.get('path')} score {s.get('score')}")
-    for w in data.get("warnings") or []:
-        lines.append(f"note: {w}")
-    return "\n".join(lines)
-
-
-def _query_text(data: Any) -> str:
-    lines = [f"{len(data.get('matches', []))} matches of {data.get('total_searched')} notes"]
-    lines += [f"- {m.get('path')} relevance {m.get('relevance')}" for m in data.get("matches", [])]
-    return "\n".join(lines)
-
-
-def _get_text(data: Any) -> str:
-    note = data.get("note", {})
-    return f"{note.get('title')} [{note.get('id')}] {note.get('path')} v{note.get('version')}\n\n{data.get('body', '')}"
-
-
-def _ref_text(data: Any) -> str:
-    topic = data.get("topic") or {}
-    head = f"topic {topic.get('title') if isinstance(topic, dict) else topic}: {len(data.get('results', []))} results"
-    return "\n".join(
-        [head, *(f"- {r.get('summary', {}).get('path')}" for r in data.get("results", []))],
-    )
-
-
-def _write_text(data: Any) -> str:
-    return f"saved: id {data.get('id')}, path {data.get('path')}, version {data.get('version')}"
-
-
 REF = "Note id (or path/title)."
 _OPTS = {
     "type": "object",
@@ -349,7 +314,7 @@ TOOLS: tuple[Tool, ...] = (
         read_only=True,
         idempotent=True,
         aliases=_SEARCH_ALIASES,
-        text=_search_text,
+        text=search_text,
     ),
     Tool(
         "memory_get",
@@ -361,7 +326,7 @@ TOOLS: tuple[Tool, ...] = (
         read_only=True,
         idempotent=True,
         aliases={k: "note_id_or_title" for k in ("id", "note_id", "ref", "title", "path", "note")},
-        text=_get_text,
+        text=get_text,
     ),
     Tool(
         "memory_capture",
@@ -382,7 +347,7 @@ TOOLS: tuple[Tool, ...] = (
         read_only=True,
         idempotent=True,
         aliases={"query": "question", "q": "question", **dict.fromkeys(LIMIT_ALIASES, "max_results")},
-        text=_ref_text,
+        text=ref_text,
     ),
     Tool(
         "memory_query",
@@ -404,7 +369,7 @@ TOOLS: tuple[Tool, ...] = (
         read_only=True,
         idempotent=True,
         aliases={"q": "query", "type": "types", **dict.fromkeys(LIMIT_ALIASES, "max_results")},
-        text=_query_text,
+        text=query_text,
     ),
     Tool(
         "memory_write",
@@ -437,7 +402,7 @@ TOOLS: tuple[Tool, ...] = (
         _create,
         _WRITE_KEYS,
         aliases={"content": "body", "text": "body", "trust": "trust_score", "tag": "tags"},
-        text=_write_text,
+        text=write_text,
     ),
     Tool(
         "memory_note_update",
@@ -457,7 +422,7 @@ TOOLS: tuple[Tool, ...] = (
         _update,
         _WRITE_KEYS,
         aliases={**_REF_ALIASES, "content": "body"},
-        text=_write_text,
+        text=write_text,
     ),
     Tool(
         "memory_note_validate",
@@ -495,7 +460,7 @@ TOOLS: tuple[Tool, ...] = (
         _save,
         _WRITE_KEYS,
         aliases={"text": "content", "note": "content", "tag": "tags"},
-        text=_write_text,
+        text=write_text,
     ),
     Tool(
         "memory_update",
@@ -505,7 +470,7 @@ TOOLS: tuple[Tool, ...] = (
         _save_update,
         _WRITE_KEYS,
         aliases={**_REF_ALIASES, "text": "content"},
-        text=_write_text,
+        text=write_text,
     ),
     Tool(
         "memory_delete",

@@ -176,7 +176,7 @@ def _deleted(
 def note_links(app: App, ref: str) -> LinkReport:
     """`links REF`: links out (with the heading and label written), links in, the parent,
     children and dangling targets of one note, as `get` reports them."""
-    from vaultmem.services.notes import links_of
+    from vaultmem.services.documents import links_of
 
     app.catch_up()
     rec = find_note(app.db, ref, app.can_read)

@@ -12,7 +12,8 @@ from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import CaptureResult, InboxEntry, InboxList, PromoteResult
 from vaultmem.services.app import App, batched_writes
 from vaultmem.services.lookup import find_note, location_of
-from vaultmem.services.notes import NewNote, check_expected, create_note, version_of
+from vaultmem.services.notes import NewNote, create_note
+from vaultmem.services.revisions import check_expected, version_of
 from vaultmem.vault import store
 from vaultmem.vault.note import ParsedNote, parse_note
 

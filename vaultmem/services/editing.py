@@ -17,8 +17,11 @@ from vaultmem import clock
 from vaultmem.errors import InvalidInput, NotFound
 from vaultmem.models import EditResult, Problem
 from vaultmem.services.app import App
+from vaultmem.services.checks import require_ghost
+from vaultmem.services.documents import links_of
 from vaultmem.services.lookup import find_note
-from vaultmem.services.notes import NewNote, create_note, links_of, mutate, require_ghost, version_of
+from vaultmem.services.notes import NewNote, create_note
+from vaultmem.services.revisions import mutate, version_of
 from vaultmem.vault import store
 from vaultmem.vault.note import ParsedNote, Unreadable, parse_note
 from vaultmem.vault.schema import check_note

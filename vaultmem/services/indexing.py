@@ -18,6 +18,7 @@ from vaultmem.vault.layout import classify, walk_notes
 if TYPE_CHECKING:
     from vaultmem.services.app import App
 
+
 def run_index(app: App, full: bool = False, defer_vectors: bool = False) -> IndexReport:
     """Reconcile once under the writer lock (exit 6 if another writer keeps it).
     `defer_vectors` (the watcher's own reconciles): while the model loads in the background,

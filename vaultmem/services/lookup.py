@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from vaultmem.errors import Ambiguous, InvalidInput, NotFound
 from vaultmem.index.statedb import NoteRecord, StateDB
+from vaultmem.models import LinkedNote
 from vaultmem.vault.layout import Location
 
 Visible = Callable[[Location], bool]
@@ -130,3 +131,8 @@ def split_wikilink(ref: str) -> tuple[str, str | None]:
         inner = inner[:-1]  # `[[Target\|label]]` copied out of a table cell
     target, _, heading = inner.partition("#")
     return target.strip(), heading.strip() or None
+
+
+def linked_note(rec: NoteRecord) -> LinkedNote:
+    """A note at the other end of a link, as `get` and `note delete` show it."""
+    return LinkedNote(rec.id, rec.title, rec.path, rec.type, rec.scope)

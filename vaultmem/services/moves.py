@@ -20,7 +20,8 @@ from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import Move, MoveReport
 from vaultmem.services.app import App
 from vaultmem.services.lookup import find_note, location_of
-from vaultmem.services.notes import NotePatch, record_written, update_note, version_of
+from vaultmem.services.notes import NotePatch, update_note
+from vaultmem.services.revisions import record_written, version_of
 from vaultmem.vault import store
 from vaultmem.vault.frontmatter import split_document
 from vaultmem.vault.layout import classify, is_note_path

@@ -45,7 +45,7 @@ def _search(app: App, req: SearchRequest) -> Result:
 
 
 def _get(app: App, req: GetRequest) -> Result:
-    from vaultmem.services.notes import get_note
+    from vaultmem.services.documents import get_note
 
     return get_note(app, req.ref, scope=req.scope)
 

@@ -175,52 +175,21 @@ def parse_note(relpath: str, data: bytes) -> ParsedNote | Unreadable:
         )
     split: SplitDocument = split_document(text)
     body = split.body.replace("\r\n", "\n")
-    front: dict[str, Any] = {}
-    fm_ok = True
-    if split.unclosed:
-        problems.append(Problem(relpath, "warning", "unclosed_frontmatter", "front matter has no closing '---'"))
-    if split.fm_text is not None:
-        try:
-            front = load_yaml(split.fm_text)
-        except FrontMatterError as exc:
-            fm_ok = False
-            problems.append(Problem(relpath, "error", exc.code, str(exc)))
-    location = classify(relpath)
-    raw_id = front.get("id")
-    if isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool) and str(raw_id).strip():
-        note_id, id_derived = str(raw_id).strip(), False
-    else:
-        note_id, id_derived = derived_id(relpath), True
-    raw_title = front.get("title")
-    title = (
-        str(raw_title).strip()
-        if isinstance(raw_title, (str, int, float)) and str(raw_title).strip()
-        else file_stem(relpath)
-    )
-    raw_type = front.get("type")
-    note_type = str(raw_type).strip() if isinstance(raw_type, str) and raw_type.strip() else "note"
+    front, fm_ok = _front_matter(relpath, split, problems)
+    note_id, id_derived = _note_id(relpath, front)
     code_free = strip_code(body)
-    tags: dict[str, None] = {}
-    for tag in _string_list(front.get("tags")):
-        tag = normalize_tag(tag)
-        if tag:
-            tags.setdefault(tag, None)
-    for tag in extract_tags(body, code_free):
-        tags.setdefault(tag, None)
-    aliases = tuple(_string_list(front.get("aliases")))
-    links = tuple(extract_links(body, code_free))
     return ParsedNote(
         relpath=relpath,
         id=note_id,
         id_derived=id_derived,
-        title=title,
-        type=note_type,
-        location=location,
+        title=_title(relpath, front),
+        type=_note_type(front),
+        location=classify(relpath),
         front_matter=front,
         body=body,
-        tags=tuple(tags),
-        aliases=aliases,
-        links=links,
+        tags=_tags(front, body, code_free),
+        aliases=tuple(_string_list(front.get("aliases"))),
+        links=tuple(extract_links(body, code_free)),
         problems=tuple(problems),
         content_hash=chash,
         fm_ok=fm_ok,
@@ -228,3 +197,49 @@ def parse_note(relpath: str, data: bytes) -> ParsedNote | Unreadable:
         bom=split.bom,
         fm_text=split.fm_text,
     )
+
+
+def _front_matter(relpath: str, split: SplitDocument, problems: list[Problem]) -> tuple[dict[str, Any], bool]:
+    """The front matter as a mapping, and whether it could be read (a problem added if not)."""
+    if split.unclosed:
+        problems.append(Problem(relpath, "warning", "unclosed_frontmatter", "front matter has no closing '---'"))
+    if split.fm_text is None:
+        return {}, True
+    try:
+        return load_yaml(split.fm_text), True
+    except FrontMatterError as exc:
+        problems.append(Problem(relpath, "error", exc.code, str(exc)))
+        return {}, False
+
+
+def _note_id(relpath: str, front: dict[str, Any]) -> tuple[str, bool]:
+    """(id, derived): the front matter's, else one derived from the path."""
+    raw = front.get("id")
+    if isinstance(raw, (str, int)) and not isinstance(raw, bool) and str(raw).strip():
+        return str(raw).strip(), False
+    return derived_id(relpath), True
+
+
+def _title(relpath: str, front: dict[str, Any]) -> str:
+    """The front matter's title, else the file name's stem (as Obsidian shows a note)."""
+    raw = front.get("title")
+    if isinstance(raw, (str, int, float)) and str(raw).strip():
+        return str(raw).strip()
+    return file_stem(relpath)
+
+
+def _note_type(front: dict[str, Any]) -> str:
+    raw = front.get("type")
+    return str(raw).strip() if isinstance(raw, str) and raw.strip() else "note"
+
+
+def _tags(front: dict[str, Any], body: str, code_free: str) -> tuple[str, ...]:
+    """The front matter's tags, then the body's inline #tags (outside code), each once."""
+    tags: dict[str, None] = {}
+    for tag in _string_list(front.get("tags")):
+        tag = normalize_tag(tag)
+        if tag:
+            tags.setdefault(tag, None)
+    for tag in extract_tags(body, code_free):
+        tags.setdefault(tag, None)
+    return tuple(tags)

@@ -1,0 +1,163 @@
+"""The watcher's worker loop: the one thread that touches the App, taking in turn syncs,
+requests, settled file events, rescans and warm-up steps; each reconcile, and a changed
+vaultmem.toml picked up."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from typing import Any
+
+from vaultmem.config import CONFIG_NAME, load_config
+from vaultmem.daemon.base import SIGNAL_POLL_S, WatcherBase, WatcherStopping, config_signature, index_settings, log
+from vaultmem.daemon.events import CONFIG
+from vaultmem.daemon.server import Pending, error_reply
+from vaultmem.daemon.status import now_iso
+from vaultmem.errors import VaultmemError
+from vaultmem.services.indexing import run_index
+
+
+class WorkerLoop(WatcherBase):
+    def _loop(self) -> None:
+        while True:
+            action = self._next_action()
+            if action is None:
+                return
+            kind, payload = action
+            try:
+                if kind == "sync":
+                    self._sync(payload)
+                elif kind == "job":
+                    self._serve(payload)
+                elif kind == "warm":
+                    self._warm_more()
+                else:
+                    self._reconcile(kind)
+            except WatcherStopping:
+                stopping = error_reply("stopping", "the watcher is stopping")
+                for pending in payload if kind == "sync" else [payload.pending] if kind == "job" else []:
+                    pending.finish(stopping)
+                raise
+
+    def _next_action(self) -> tuple[str, Any] | None:
+        with self.cond:
+            while not self.stopping:
+                now = time.monotonic()
+                self.worker_beat = now
+                if self.waiters:
+                    waiters, self.waiters = self.waiters, []
+                    return "sync", waiters
+                job = self._next_job(now)
+                if job is not None:
+                    return "job", job
+                due = self.debounce.due_in(now)
+                if due == 0:
+                    return "events", None
+                if now >= self.next_rescan:
+                    return "rescan", None
+                if self.cold_segments and due is None:
+                    return "warm", None
+                if self._idle_too_long(now):
+                    log.info("idle for %.0f s: exiting (started on demand)", now - self.last_request)
+                    return None
+                wait = self.next_rescan - now
+                # At most a second: Python runs a signal handler only when the main thread
+                # runs Python code, and a SIGTERM the kernel hands to another thread does not
+                # wake this wait; without the bound it would wait for the next rescan.
+                self.cond.wait(min(SIGNAL_POLL_S, wait if due is None else min(due, wait)))
+            return None
+
+    def _idle_too_long(self, now: float) -> bool:
+        limit = self.settings.idle_exit_s
+        return limit is not None and now - self.last_request >= limit
+
+    def _idle(self) -> bool:
+        # Hand the GIL over first: the request server's thread needs it for every step of
+        # taking a request in, and would otherwise wait the switch interval (5 ms) each time.
+        time.sleep(0)
+        return not (
+            self.jobs or self.slow_jobs or self.waiters or self.stopping or self.debounce.due_in(time.monotonic()) == 0
+        )
+
+    def _reconcile(self, reason: str) -> bool:
+        with self.cond:
+            self.debounce.clear()  # the walk below sees every change made before this point
+        self._refresh_config()
+        started = time.monotonic()
+        try:
+            # The very reconcile `vaultmem index` runs (the App's lock is the one we hold).
+            report = run_index(self.app, defer_vectors=True)
+        except WatcherStopping:
+            raise
+        except VaultmemError as exc:
+            self._failed(reason, exc.message)
+            return False
+        except Exception as exc:
+            # Whoosh, Chroma and SQLite raise their own exception types. The watcher must
+            # outlive one failed reconcile: it logs, and the rescan retries shortly.
+            log.exception("reconcile (%s) failed", reason)
+            self._failed(reason, f"{type(exc).__name__}: {exc}")
+            return False
+        self.reconciles += 1
+        self.next_rescan = time.monotonic() + self.rescan_s
+        counts = {"added": report.added, "updated": report.updated, "deleted": report.deleted, "moved": report.moved}
+        summary = {"at": now_iso(), "reason": reason, **counts, "seconds": round(time.monotonic() - started, 3)}
+        self.last_reconcile = summary
+        if report.embedded_chunks or (report.fulltext_docs or 0) > 100:
+            self._trim(True)
+        elif report.fulltext_docs or report.deleted:
+            # Small batches too, at most every few seconds: a Whoosh segment merge every
+            # dozen commits frees megabytes the heap would otherwise keep (issue 14, churn).
+            self._trim()
+        if any(counts.values()) or reason == "start":
+            log.info(
+                "reconciled (%s): %d added, %d updated, %d deleted, %d moved in %.3f s",
+                reason, *counts.values(), summary["seconds"],
+            )  # fmt: skip
+            with contextlib.suppress(OSError):
+                self.status.write()
+        return True
+
+    def _failed(self, reason: str, message: str) -> None:
+        self._error(f"reconcile ({reason}) failed: {message}")
+        self.next_rescan = time.monotonic() + self.settings.retry_s
+
+    def _error(self, message: str) -> None:
+        log.error("%s", message)
+        self.errors.add(message)
+
+    def _refresh_config(self) -> bool:
+        """Pick up an edited vaultmem.toml (a new ghost, types, search defaults)."""
+        signature = config_signature(self.root)
+        if signature == self._config_sig:
+            return False
+        self._config_sig = signature
+        try:
+            config = load_config(self.root, self.env)
+        except VaultmemError as exc:
+            self._error(f"{CONFIG_NAME} not reloaded: {exc.message}")
+            return False
+        if index_settings(config) != index_settings(self.app.config):
+            log.info("embedding or Chroma settings changed: reopening the indexes")
+            self.app.close()
+            self._app = self._open_app()
+            self._load_model(self._app)
+            self._start_warming()  # a new index object: its posting lists to decode again
+        else:
+            self.app.indexes.config = config  # views share it
+        for warning in config.warnings:
+            log.warning("%s: %s", CONFIG_NAME, warning)
+        return True
+
+    def _sync(self, waiters: list[Pending]) -> None:
+        ok = self._reconcile("sync")
+        reply = {"ok": True} if ok else {"ok": False, "error": self.errors.to_list()[-1]["message"]}
+        for pending in waiters:
+            pending.finish(reply)
+
+    def _on_change(self, kind: str) -> None:
+        with self.cond:
+            self.debounce.mark(time.monotonic())
+            if kind == CONFIG:
+                self._config_sig = None  # re-read it at the next reconcile
+            self.cond.notify_all()

@@ -1,0 +1,128 @@
+"""Read-modify-write of one note: the version a note is at (hand edits counted), the checks
+that refuse to write over what the caller has not seen, and the atomic write back."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from vaultmem.clock import iso
+from vaultmem.clock import now as utc_now
+from vaultmem.errors import Conflict, InvalidInput
+from vaultmem.index.statedb import NoteRecord
+from vaultmem.models import (
+    WriteResult,
+)
+from vaultmem.services.app import App
+from vaultmem.services.lookup import find_note
+from vaultmem.vault import store
+from vaultmem.vault.note import ParsedNote, Unreadable, body_hash, parse_note, version_now
+from vaultmem.vault.writer import (
+    edit_note_text,
+    normalize_body,
+)
+
+
+def version_of(app: App, rec: NoteRecord, note: ParsedNote, file_hash: str) -> int:
+    """The version a note is at now, hand edits counted (SPEC §2). The file was just read,
+    so an edit the index has not seen yet (a watcher still debouncing it) counts too."""
+    known = [(rec.hash, rec.version)] if rec.is_note else []
+    written = app.db.writes_of([rec.path]).get(rec.path)
+    if written is not None:
+        known.append(written)
+    return version_now(file_hash, note.version, note.body_edited, known)
+
+
+def record_written(app: App, relpath: str, data: bytes, version: int) -> None:
+    """Remember what vaultmem wrote (so any other content is a hand edit), then report it."""
+    app.db.record_write(relpath, hashlib.sha256(data).hexdigest(), version)
+    app.wrote([relpath])
+
+
+def check_expected(path: str, file_version: int, now_at: int, expected: int | None) -> None:
+    """`--expect-version`: refuse, changing nothing, unless the note is at that version."""
+    if expected is None or expected == now_at:
+        return
+    if now_at != file_version and expected < now_at:
+        message = (
+            f"{path} was edited by hand since version {expected} was read (the file was changed outside "
+            f"vaultmem); it is now at version {now_at}: read it again and retry with --expect-version "
+            f"{now_at}; nothing written"
+        )
+    else:
+        message = f"{path} is at version {now_at}, not {expected}; nothing written"
+    raise Conflict(message, current_version=now_at)
+
+
+Mutation = Callable[[ParsedNote], tuple[dict[str, Any], str | None]]
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    record: NoteRecord
+    note: ParsedNote
+    text: str
+    stamp: store.FileStamp
+
+
+def load_for_write(app: App, ref: str) -> Loaded:
+    app.catch_up()
+    rec = find_note(app.db, ref, app.can_write)
+    data, stamp = store.read_file(app.root, rec.path)
+    parsed = parse_note(rec.path, data)
+    if isinstance(parsed, Unreadable):
+        raise InvalidInput(f"{rec.path}: {parsed.problem.message}; not editable")
+    if not parsed.fm_ok:
+        raise InvalidInput(f"{rec.path}: front matter is broken; fix it by hand (see `vaultmem lint`)")
+    if any(p.code == "not_utf8" for p in parsed.problems):
+        raise InvalidInput(f"{rec.path}: not valid UTF-8; vaultmem will not rewrite it")
+    return Loaded(rec, parsed, data.decode("utf-8"), stamp)
+
+
+def check_unseen_edit(path: str, file_version: int, now_at: int) -> None:
+    """A write that replaces text, from a caller that states no version it read: refused
+    while the note holds an edit made outside vaultmem (its effective version is past the
+    one vaultmem wrote into the file), so a person's words are never replaced unseen."""
+    if now_at == file_version:
+        return
+    raise Conflict(
+        f"{path} holds an edit made by hand (outside vaultmem) that this write would replace; it is at "
+        f"version {now_at}: read it, then retry with expect_version {now_at}; nothing written",
+        current_version=now_at,
+    )
+
+
+def mutate(
+    app: App,
+    ref: str,
+    mutation: Mutation,
+    *,
+    expect_version: int | None = None,
+    bump: bool = True,
+    refuse_unseen_edits: bool = False,
+) -> tuple[WriteResult, dict[str, Any]]:
+    """Read a note, apply `mutation`, write it back atomically unless it changed meanwhile.
+    `refuse_unseen_edits`: without `expect_version`, a hand edit is a conflict
+    (check_unseen_edit) rather than text to write over."""
+    loaded = load_for_write(app, ref)
+    note = loaded.note
+    now_at = version_of(app, loaded.record, note, loaded.stamp.sha256)
+    check_expected(loaded.record.path, note.version, now_at, expect_version)
+    if refuse_unseen_edits and expect_version is None:
+        check_unseen_edit(loaded.record.path, note.version, now_at)
+    changes, new_body = mutation(note)
+    version = now_at
+    if bump:
+        version = now_at + 1
+        changes.setdefault("updated", iso(utc_now()))
+        changes["version"] = version
+    if new_body is not None:
+        changes["hash"] = body_hash(normalize_body(new_body))
+    edited = edit_note_text(loaded.text, note.front_matter, changes, new_body)
+    if edited.text != loaded.text:
+        data = edited.text.encode("utf-8")
+        store.replace_file(app.root, loaded.record.path, data, loaded.stamp)
+        record_written(app, loaded.record.path, data, version)
+    return WriteResult(loaded.record.id or note.id, loaded.record.path, version), edited.front_matter
