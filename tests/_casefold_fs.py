@@ -4,8 +4,8 @@ regard to letter case, and a new name keeps the case it was given.
 
     python tests/_casefold_fs.py BACKING MOUNTPOINT     # foreground; stop with fusermount -u
 
-Needs libfuse 2 (Debian: libfuse2, fuse) and the `fusepy` package; tests/casefold.py mounts
-it when both are there.
+Needs libfuse 2 (Debian: libfuse2, fuse) and the `fusepy` package;
+tests/integration/test_case_insensitive.py mounts it when both are there.
 """
 
 from __future__ import annotations

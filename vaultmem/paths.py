@@ -189,10 +189,6 @@ class StatePaths:
         return self.dir / REFERENCE_DIR / REFERENCE_EMBEDDINGS
 
     @property
-    def watcher_socket(self) -> Path:
-        return self.dir / WATCHER_SOCKET
-
-    @property
     def watcher_status(self) -> Path:
         return self.dir / WATCHER_STATUS
 

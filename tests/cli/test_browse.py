@@ -167,7 +167,8 @@ def test_list_updated_since_is_what_changed_including_hand_edits_and_deletions(w
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("--updated-since", "soon"), "--updated-since must be a date"),
+        (("--changed-since", "soon"), "--changed-since must be a date"),
+        (("--updated-since", "soon"), "--changed-since must be a date"),  # the name it had before
         (("--since", "2026-13-45"), "--since must be a date"),
         (("--sort", "random"), "unknown sort"),
         (("--scope", "everywhere"), "unknown scope"),

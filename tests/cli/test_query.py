@@ -101,22 +101,35 @@ def test_type_and_memory_type(qcli: Cli) -> None:
     assert qcli("query", "kiln", "--memory-type", "nonsense").exit_code == 5
 
 
-def test_since_and_until(qcli: Cli) -> None:
-    def paths(*args: str) -> set[str]:
-        return {
-            m["path"]
-            for m in qcli.ok("query", "kiln glaze firing", "--min-relevance", "0", *args, ghost="alice")["matches"]
-        }
+def _paths(qcli: Cli, *args: str) -> set[str]:
+    found = qcli.ok("query", "kiln glaze firing", "--min-relevance", "0", *args, ghost="alice")["matches"]
+    return {m["path"] for m in found}
 
-    assert paths("--since", "2026-06-01") == {"diary/alice/2026-07-01.md"} | ({"shared/wheel.md"} & paths())
-    assert "shared/glaze.md" in paths("--until", "2025-12-31")
-    assert "shared/kiln.md" not in paths("--until", "2026-03-01")  # changed (updated) on 03-02
-    assert "shared/kiln.md" in paths("--until", "2026-03-02")  # a date-only --until covers the whole day
-    assert paths("--since", "2026-03-01", "--until", "2026-03-31") == {"shared/kiln.md"}
+
+def test_since_and_until_are_when_a_note_was_made(qcli: Cli) -> None:
+    """As in `search` and `list` (issue 23: one meaning): the note's `created`."""
+    assert _paths(qcli, "--since", "2026-06-01") == {"diary/alice/2026-07-01.md"} | ({"shared/wheel.md"} & _paths(qcli))
+    assert "shared/glaze.md" in _paths(qcli, "--until", "2025-12-31")
+    assert "shared/kiln.md" in _paths(qcli, "--until", "2026-03-01")  # made on 03-01 (changed on 03-02)
+    assert "shared/kiln.md" not in _paths(qcli, "--until", "2026-02-28")
+    assert _paths(qcli, "--since", "2026-03-01", "--until", "2026-03-31") == {"shared/kiln.md"}
     assert qcli("query", "kiln", "--since", "the day before").exit_code == 5
-    # relative to now (vault/when.py): these notes were all changed long before yesterday
-    assert paths("--since", "yesterday") == set()
-    assert "shared/kiln.md" in paths("--until", "1d")
+    # relative to now (vault/when.py): these notes were all made long before yesterday
+    assert _paths(qcli, "--since", "yesterday") == set()
+    assert "shared/kiln.md" in _paths(qcli, "--until", "1d")
+
+
+def test_changed_since_and_until_count_the_file_too(qcli: Cli) -> None:
+    """`--changed-*`: the `updated` field or, if later, the file — a hand edit counts."""
+    kiln = qcli.vault / "shared" / "kiln.md"
+    old = 1_700_000_000  # 2023: the file is older than its `updated` (2026-03-02)
+    os.utime(kiln, (old, old))
+    assert "shared/kiln.md" in _paths(qcli, "--changed-until", "2026-03-02")
+    assert "shared/kiln.md" not in _paths(qcli, "--changed-until", "2026-03-01")
+    assert "shared/kiln.md" not in _paths(qcli, "--changed-since", "yesterday")
+    kiln.write_text(kiln.read_text() + "A person's line.\n")  # saved now, in an editor
+    assert "shared/kiln.md" in _paths(qcli, "--changed-since", "yesterday")
+    assert qcli("query", "kiln", "--changed-since", "soon").exit_code == 5
 
 
 def test_expired_notes_need_include_expired(qcli: Cli) -> None:

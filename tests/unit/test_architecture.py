@@ -336,16 +336,13 @@ def _state_names() -> tuple[set[str], set[str]]:
 
 # Path joins with a name that is also a .vaultmem/ name, but elsewhere.
 OTHER_PLACES = {"index/embedder.py": "Chroma's own model cache under ~/.cache"}
-# TODO(issue 10): services/app.py still joins its state paths by hand; it is being
-# restructured. Once it uses paths.StatePaths, drop this entry (the test then insists).
-PENDING: set[str] = set()
 
 
 def test_state_files_are_named_only_in_paths() -> None:
     """A file under .vaultmem/ is spelled in vaultmem/paths.py alone: a string naming one
     (outside docstrings and prose), or a name of one joined onto a path with `/`."""
     distinct, every = _state_names()
-    offending, pending_hit = [], set()
+    offending = []
     for path in SOURCES:
         rel = _relative(path)
         if rel == "paths.py":
@@ -368,9 +365,5 @@ def test_state_files_are_named_only_in_paths() -> None:
                 continue
             named = distinct if id(node) not in joined else every
             if any(part in named for part in node.value.split("/")):
-                if rel in PENDING:
-                    pending_hit.add(rel)
-                else:
-                    offending.append(f"{rel}:{node.lineno} {node.value!r}")
+                offending.append(f"{rel}:{node.lineno} {node.value!r}")
     assert not offending, "name files under .vaultmem/ through vaultmem/paths.py (StatePaths):\n" + "\n".join(offending)
-    assert pending_hit == PENDING, f"drop from PENDING what now uses vaultmem/paths.py: {sorted(PENDING - pending_hit)}"

@@ -75,7 +75,7 @@ def test_a_search_becomes_its_typed_request() -> None:
     )
     assert isinstance(plan, Read) and isinstance(plan.request, SearchRequest)
     assert plan.request.query == "--vault=/other" and plan.request.limit == 3
-    assert plan.request.filters.scope == "private" and list(plan.request.filters.tags) == ["\x00stdin:"]
+    assert plan.request.filters.scope == "private_only" and list(plan.request.filters.tags) == ["\x00stdin:"]
 
 
 def test_reads_and_writes_are_planned_as_such() -> None:

@@ -7,10 +7,18 @@ from typing import Annotated, Any
 import typer
 
 from vaultmem.cli.common import GhostOpt, JsonOpt, VaultOpt, json_mode, open_app
+from vaultmem.cli.filters import (
+    ChangedSinceOpt,
+    ChangedUntilOpt,
+    ProjectOpt,
+    ScopeOpt,
+    SinceOpt,
+    TagOpt,
+    TypeOpt,
+    UntilOpt,
+)
 from vaultmem.cli.output import emit, plain, record, safe
 from vaultmem.models import LinkReport, ListedNote, NoteList, OrphanList, TagList
-
-DATE_HELP = "ISO date or time, or relative: 30m, 2h, 3d, 1w, today, yesterday."
 
 
 def _notes_table(con: Any, notes: list[ListedNote]) -> None:
@@ -114,21 +122,15 @@ def register(app: typer.Typer) -> None:
     @app.command("list")
     def list_(
         ctx: typer.Context,
-        scope: Annotated[
-            str | None, typer.Option("--scope", "-s", help="all | shared | private | project | diary | inbox")
-        ] = None,
-        type_: Annotated[list[str] | None, typer.Option("--type", help="Note type (repeatable; any).")] = None,
-        tag: Annotated[
-            list[str] | None, typer.Option("--tag", "-t", help="Tag (repeatable; all must match; nested count).")
-        ] = None,
-        project: Annotated[str | None, typer.Option("--project", help="Only this project's notes.")] = None,
+        scope: ScopeOpt = None,
+        type_: TypeOpt = None,
+        tag: TagOpt = None,
+        project: ProjectOpt = None,
         owner: Annotated[str | None, typer.Option("--owner", help="Only notes this ghost owns.")] = None,
-        since: Annotated[str | None, typer.Option("--since", help=f"Created at or after. {DATE_HELP}")] = None,
-        until: Annotated[str | None, typer.Option("--until", help=f"Created at or before. {DATE_HELP}")] = None,
-        updated_since: Annotated[
-            str | None,
-            typer.Option("--updated-since", help=f"Changed (updated field or file) at or after. {DATE_HELP}"),
-        ] = None,
+        since: SinceOpt = None,
+        until: UntilOpt = None,
+        changed_since: ChangedSinceOpt = None,
+        changed_until: ChangedUntilOpt = None,
         sort: Annotated[
             str, typer.Option("--sort", help="updated (newest first) | created | title | trust | importance")
         ] = "updated",
@@ -146,7 +148,7 @@ def register(app: typer.Typer) -> None:
 
         spec = ListSpec(
             scope=scope, types=type_ or [], tags=tag or [], project=project, owner=owner, since=since,
-            until=until, updated_since=updated_since, sort=sort, limit=limit, offset=offset,
+            until=until, changed_since=changed_since, changed_until=changed_until, sort=sort, limit=limit, offset=offset,
             include_deleted=include_deleted,
         )  # fmt: skip
         emit(list_notes(open_app(ctx, vault, ghost), spec), json_mode(ctx, json_), _render_list)

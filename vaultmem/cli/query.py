@@ -7,6 +7,16 @@ from typing import Annotated, Any
 import typer
 
 from vaultmem.cli.common import GhostOpt, JsonOpt, VaultOpt, json_mode, open_app
+from vaultmem.cli.filters import (
+    ChangedSinceOpt,
+    ChangedUntilOpt,
+    IncludeExpiredOpt,
+    MemoryTypeOpt,
+    ScopeOpt,
+    SinceOpt,
+    TypeOpt,
+    UntilOpt,
+)
 from vaultmem.cli.output import clean, emit, flat, notice, plain, progress_hook, record, safe
 from vaultmem.models import QueryResult, ReferenceResult
 
@@ -60,21 +70,17 @@ def register(app: typer.Typer) -> None:
     def query(
         ctx: typer.Context,
         text: Annotated[str, typer.Argument(help="Keywords (or a regular expression with --regex).")],
-        type_: Annotated[list[str] | None, typer.Option("--type", help="Note type (repeatable).")] = None,
-        memory_type: Annotated[
-            str | None, typer.Option("--memory-type", help="Memory-type group from vaultmem.toml.")
-        ] = None,
-        scope: Annotated[
-            str | None, typer.Option("--scope", help="all | shared | private | project | diary | inbox")
-        ] = None,
-        since: Annotated[str | None, typer.Option("--since", help="Changed on or after (ISO-8601).")] = None,
-        until: Annotated[str | None, typer.Option("--until", help="Changed on or before (ISO-8601).")] = None,
+        type_: TypeOpt = None,
+        memory_type: MemoryTypeOpt = None,
+        scope: ScopeOpt = None,
+        since: SinceOpt = None,
+        until: UntilOpt = None,
+        changed_since: ChangedSinceOpt = None,
+        changed_until: ChangedUntilOpt = None,
         limit: Annotated[int, typer.Option("--limit", help="Maximum matches.")] = 10,
         min_relevance: Annotated[float, typer.Option("--min-relevance", help="Minimum relevance in [0, 1].")] = 0.3,
         regex: Annotated[bool, typer.Option("--regex", help="Treat TEXT as a regular expression.")] = False,
-        include_expired: Annotated[
-            bool, typer.Option("--include-expired", help="Include notes past `expires`.")
-        ] = False,
+        include_expired: IncludeExpiredOpt = False,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
@@ -85,7 +91,7 @@ def register(app: typer.Typer) -> None:
 
         req = QueryRequest(
             query=text, types=type_ or [], memory_type=memory_type, scope=scope, since=since, until=until,
-            limit=limit, min_relevance=min_relevance, regex=regex, include_expired=include_expired,
+            changed_since=changed_since, changed_until=changed_until, limit=limit, min_relevance=min_relevance, regex=regex, include_expired=include_expired,
         )  # fmt: skip
         emit(do_query(open_app(ctx, vault, ghost), req), json_mode(ctx, json_), _render_query)
 

@@ -9,8 +9,19 @@ from typing import Annotated, Any
 import typer
 
 from vaultmem.cli.common import GhostOpt, JsonOpt, VaultOpt, json_mode, open_app
+from vaultmem.cli.filters import (
+    IncludeExpiredOpt,
+    MemoryTypeOpt,
+    ProjectOpt,
+    ScopeOpt,
+    SinceOpt,
+    TagOpt,
+    TypeOpt,
+    UntilOpt,
+)
 from vaultmem.cli.output import clean, emit, flat, notice, plain, progress_hook, record, safe
 from vaultmem.models import MemoryResult, Neighbour, SearchResult, to_json
+from vaultmem.search.filters import MODES
 
 FORMATS = ("table", "md", "json")
 RELATIONS = (("parents", "parent"), ("links_out", "links out"), ("links_in", "links in"))
@@ -141,27 +152,19 @@ def register(app: typer.Typer) -> None:
     def search(
         ctx: typer.Context,
         query: Annotated[str, typer.Argument(help="What to look for, in natural language.")],
-        mode: Annotated[str, typer.Option("--mode", help="hybrid | bm25 | vector")] = "hybrid",
+        mode: Annotated[str, typer.Option("--mode", help=" | ".join(MODES))] = "hybrid",
         limit: Annotated[int | None, typer.Option("--limit", help="Maximum results (default from config).")] = None,
-        scope: Annotated[
-            str | None, typer.Option("--scope", help="all | shared | private | project | diary | inbox")
-        ] = None,
-        tag: Annotated[
-            list[str] | None, typer.Option("--tag", help="Required tag (repeatable; all must match).")
-        ] = None,
-        type_: Annotated[list[str] | None, typer.Option("--type", help="Note type (repeatable; any matches).")] = None,
-        memory_type: Annotated[
-            str | None, typer.Option("--memory-type", help="Memory-type group from vaultmem.toml.")
-        ] = None,
-        project: Annotated[str | None, typer.Option("--project", help="Only this project's notes.")] = None,
-        since: Annotated[str | None, typer.Option("--since", help="Created on or after (ISO-8601).")] = None,
-        until: Annotated[str | None, typer.Option("--until", help="Created on or before (ISO-8601).")] = None,
+        scope: ScopeOpt = None,
+        tag: TagOpt = None,
+        type_: TypeOpt = None,
+        memory_type: MemoryTypeOpt = None,
+        project: ProjectOpt = None,
+        since: SinceOpt = None,
+        until: UntilOpt = None,
         min_trust: Annotated[float | None, typer.Option("--min-trust", help="Minimum trust_score.")] = None,
         min_confidence: Annotated[float | None, typer.Option("--min-confidence", help="Minimum confidence.")] = None,
         min_importance: Annotated[float | None, typer.Option("--min-importance", help="Minimum importance.")] = None,
-        include_expired: Annotated[
-            bool, typer.Option("--include-expired", help="Include notes past `expires`.")
-        ] = False,
+        include_expired: IncludeExpiredOpt = False,
         bm25_weight: Annotated[float | None, typer.Option("--bm25-weight", help="Weight of the BM25 ranking.")] = None,
         embedding_weight: Annotated[
             float | None, typer.Option("--embedding-weight", help="Weight of the vector ranking.")
@@ -198,12 +201,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Hybrid search (BM25 + vectors, fused into a calibrated relevance) with graph expansion (memory_search)."""
         from vaultmem.errors import UsageError
-        from vaultmem.search.hybrid import MODES
         from vaultmem.services.search import FilterSpec, SearchRequest
         from vaultmem.services.search import search as do_search
 
-        if mode not in MODES:  # a bad flag value is a usage error (exit 2), as --limit abc is
-            raise UsageError(f"invalid value for '--mode': {mode!r} is not one of {', '.join(MODES)}")
         as_json = json_mode(ctx, json_)
         if format_ is not None and format_ not in FORMATS:
             raise UsageError(f"invalid value for '--format': {format_!r} is not one of {', '.join(FORMATS)}")

@@ -38,6 +38,30 @@ class IndexDoc:
     prose: str = ""  # sentence-like front matter text (description, summary)
 
 
+def created_epoch(rec: NoteRecord) -> int:
+    """When a note was made, for every `--since`/`--until`: its `created` field, else its
+    `updated` field, else its file's time (a plain markdown page has neither field)."""
+    created = to_epoch(rec.created, None)
+    if created is not None:
+        return created
+    updated = to_epoch(rec.updated, None)
+    return updated if updated is not None else rec.mtime_ns // 1_000_000_000
+
+
+def changed_epoch(rec: NoteRecord) -> int:
+    """When a note last changed, for every `--changed-since`/`--changed-until`: its
+    `updated` (else `created`) field or, if later, its file (a hand edit in an editor
+    leaves the front matter as it was)."""
+    return max(to_epoch(rec.updated or rec.created, 0) or 0, rec.mtime_ns // 1_000_000_000)
+
+
+def dated_epoch(rec: NoteRecord) -> int:
+    """The date a note states for itself — its `updated`, else `created` field, else its
+    file's time: the age `query`'s recency counts (independent of when a file was copied)."""
+    stated = to_epoch(rec.updated or rec.created, None)
+    return stated if stated is not None else rec.mtime_ns // 1_000_000_000
+
+
 def doc_for(rec: NoteRecord, body: str) -> IndexDoc:
     mtime = rec.mtime_ns // 1_000_000_000
     created = to_epoch(rec.created, None)
@@ -55,7 +79,7 @@ def doc_for(rec: NoteRecord, body: str) -> IndexDoc:
         owner=rec.owner or "",
         project=rec.project or "",
         reader=reader_token(location),
-        created=created if created is not None else (updated if updated is not None else mtime),
+        created=created_epoch(rec),
         updated=updated if updated is not None else (created if created is not None else mtime),
         expires=to_epoch(rec.expires, FAR_FUTURE) or FAR_FUTURE,
         trust=rec.trust if rec.trust is not None else NEUTRAL,

@@ -129,7 +129,7 @@ class ReaderLinks:
     candidate among all notes is the best among any set that holds it.
 
     Every entry belongs to one source note: `drop` and `add` redo the entries of the notes
-    whose edges changed (services/reader_view.py), leaving what computing all would."""
+    whose edges changed (index/views.py, the readers' links), leaving what computing all would."""
 
     moved: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     arrived: dict[str, list[tuple[str, str]]] = field(default_factory=dict)

@@ -22,6 +22,7 @@ from vaultmem.errors import InvalidInput
 from vaultmem.mcp.arguments import check
 from vaultmem.mcp.texts import get_text, query_text, ref_text, search_text, write_text
 from vaultmem.models import Result
+from vaultmem.search.filters import SEED_SCOPES
 from vaultmem.services.app import App
 from vaultmem.services.query import QueryRequest
 from vaultmem.services.reads import GetRequest, ReferenceRequest
@@ -29,23 +30,13 @@ from vaultmem.services.search import FilterSpec, SearchRequest
 
 Args = dict[str, Any]
 
-# memory_search's scopes (seed 003) -> the CLI's; the CLI's own names are accepted too.
-SCOPES = {
-    "all": "all",
-    "shared_only": "shared",
-    "private_only": "private",
-    "projects_only": "project",
-    "diary_only": "diary",
-    "inbox_only": "inbox",
-}
-CLI_SCOPES = ("shared", "private", "project", "diary", "inbox")
-
 S: dict[str, Any] = {"type": "string"}
 INT: dict[str, Any] = {"type": "integer"}
 N: dict[str, Any] = {"type": "number"}
 B: dict[str, Any] = {"type": "boolean"}
 L: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
-SCOPE: dict[str, Any] = {"enum": list(SCOPES)}
+# memory_search's scope names (seed 003); search/filters.py reads them as the CLI's.
+SCOPE: dict[str, Any] = {"enum": list(SEED_SCOPES)}
 
 # Names models commonly use for a parameter, by tool family; applied before the check for
 # unknown parameters. `top_k`, `limit`, `k`, `n` all mean "at most this many results".
@@ -150,19 +141,6 @@ class Tool:
             args[name] = check(name, schema, value)
 
 
-# --- values --------------------------------------------------------------------------------
-
-
-def _scope(value: str | None, allowed: tuple[str, ...] | None = None) -> str | None:
-    """A scope name of the schema's enum, as the services name it."""
-    if value is None:
-        return None
-    scope = SCOPES.get(value, value)
-    if scope not in (allowed or ("all", *CLI_SCOPES)):
-        raise InvalidInput(f"scope {value!r} is not one of {', '.join(allowed or (*SCOPES, *CLI_SCOPES))}")
-    return scope
-
-
 # --- the use cases ---------------------------------------------------------------------------
 
 
@@ -170,7 +148,7 @@ def _search(a: Args, ghost: str | None) -> Plan:
     return Read(
         SearchRequest(
             query=a["query"], mode=a.get("mode", "hybrid"), limit=a.get("max_results"),
-            filters=FilterSpec(scope=_scope(a.get("scope")), tags=a.get("tags", ()), types=a.get("types", ())),
+            filters=FilterSpec(scope=a.get("scope"), tags=a.get("tags", ()), types=a.get("types", ())),
             bm25_weight=a.get("bm25_weight"), embedding_weight=a.get("embedding_weight"), rrf_k=a.get("rrf_k"),
             trust_bias=a.get("trust_bias"), graph_depth=a.get("graph_depth"),
             include_parent=a.get("include_parent", True), include_links_in=a.get("include_links_in", True),
@@ -181,7 +159,7 @@ def _search(a: Args, ghost: str | None) -> Plan:
 
 
 def _get(a: Args, ghost: str | None) -> Plan:
-    return Read(GetRequest(a["note_id_or_title"], _scope(a.get("scope"))))
+    return Read(GetRequest(a["note_id_or_title"], a.get("scope")))
 
 
 def _reference(a: Args, ghost: str | None) -> Plan:
@@ -192,7 +170,7 @@ def _query(a: Args, ghost: str | None) -> Plan:
     return Read(
         QueryRequest(
             query=a["query"], types=tuple(a.get("types", ())), memory_type=a.get("memory_type"),
-            scope=_scope(a.get("scope")), since=a.get("since"), until=a.get("until"),
+            scope=a.get("scope"), since=a.get("since"), until=a.get("until"),
             limit=a.get("max_results", 10), min_relevance=a.get("min_relevance", 0.3), regex=a.get("regex", False),
         )
     )  # fmt: skip
@@ -216,7 +194,7 @@ def _create(a: Args, ghost: str | None) -> Plan:
     from vaultmem.services.notes import NewNote, create_note
 
     spec = NewNote(
-        title=a["title"], type=a["type"], scope=_scope(a["scope"], ("shared", "private", "diary", "project")) or "",
+        title=a["title"], type=a["type"], scope=a["scope"],
         project=a.get("project"), body=a.get("body", ""), parent=a.get("parent"), tags=a.get("tags", ()),
         aliases=a.get("aliases", ()), source=a.get("source"), trust=a.get("trust_score"),
         confidence=a.get("confidence"), importance=a.get("importance"), ttl_days=a.get("ttl_days"),
@@ -266,7 +244,7 @@ def _save(a: Args, ghost: str | None) -> Plan:
     if not content.strip():
         raise InvalidInput("content is empty: nothing to save")
     spec = NewNote(
-        title=capture_title(content), type="fact", scope=_scope(a.get("scope", "private"), ("shared", "private", "project")) or "",
+        title=capture_title(content), type="fact", scope=a.get("scope", "private"),
         project=a.get("project"), body=content, tags=a.get("tags", ()),
     )  # fmt: skip
     return Write(lambda app: create_note(app, spec))

@@ -7,20 +7,21 @@ import re
 from collections.abc import Mapping, Sequence
 
 from vaultmem.errors import InvalidInput
+from vaultmem.vault.layout import SCOPES
 
-SCOPE_ALIASES = {
+# What `--scope` (and the MCP tools' `scope`) may name: every scope (vault/layout.py SCOPES),
+# `all`, and the names of memory_search's seed (`shared_only`, `projects_only`, ...).
+SCOPE_ALIASES: Mapping[str, tuple[str, ...] | None] = {
     "all": None,
-    "shared": ("shared",),
-    "shared_only": ("shared",),
-    "private": ("private",),
-    "private_only": ("private",),
-    "project": ("project",),
+    **{scope: (scope,) for scope in SCOPES},
+    **{f"{scope}_only": (scope,) for scope in SCOPES},
     "projects": ("project",),
     "projects_only": ("project",),
-    "diary": ("diary",),
-    "diary_only": ("diary",),
-    "inbox": ("inbox",),
 }
+# How a search retrieves (search/hybrid.py): both retrievers fused, or one of them.
+MODES = ("hybrid", "bm25", "vector")
+# The names the MCP tools list for `scope`, as memory_search's seed writes them.
+SEED_SCOPES = ("all", "shared_only", "private_only", "projects_only", "diary_only", "inbox_only")
 _DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 NO_TYPE = "\x00none"  # a type no note has: what --type and --memory-type ask for when they share nothing
 

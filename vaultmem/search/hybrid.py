@@ -22,6 +22,7 @@ from vaultmem.index.statedb import NoteRecord, StateDB
 from vaultmem.index.vectors import DenseHit, Nearest, NoteLookup, VectorIndex
 from vaultmem.models import Explain, MemoryResult, Neighbour, NoteSummary, RankPart, SearchResult
 from vaultmem.search.budget import ESTIMATE, pack
+from vaultmem.search.filters import MODES
 from vaultmem.search.fusion import (
     CALIBRATED_MIN_NOTES,
     FULL_COVERAGE,
@@ -37,7 +38,6 @@ from vaultmem.search.fusion import (
 from vaultmem.search.passages import Coverage
 from vaultmem.search.text import SNIPPET_CHARS, NearDuplicates, best_passage, shorten
 
-MODES = ("hybrid", "bm25", "vector")
 T = TypeVar("T")
 CANDIDATES_MIN = 50
 

@@ -3,7 +3,7 @@ and `orphans`.
 
 Every answer is computed over the notes the caller may see (SPEC §3): a hidden note is
 neither listed nor counted, and its links resolve as if it did not exist (the reader's view
-of links, services/reader_view.py).
+of links, index/views.py).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from vaultmem.clock import now as utc_now
 from vaultmem.errors import InvalidInput
+from vaultmem.index.documents import changed_epoch, created_epoch
 from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import (
     DeletedNote,
@@ -24,12 +24,12 @@ from vaultmem.models import (
     TagCount,
     TagList,
 )
+from vaultmem.search.filters import parse_date_bound, scopes_for
 from vaultmem.services.app import App
 from vaultmem.services.lookup import find_note, location_of
 from vaultmem.vault.dates import epoch_to_iso, to_epoch
 from vaultmem.vault.layout import classify
 from vaultmem.vault.markdown import normalize_tag
-from vaultmem.vault.when import when_epoch
 
 SORTS = ("updated", "created", "title", "trust", "importance")
 MAX_LIMIT = 10_000
@@ -44,9 +44,10 @@ class ListSpec:
     tags: Sequence[str] = ()
     project: str | None = None
     owner: str | None = None
-    since: str | None = None  # created at or after
+    since: str | None = None  # created at or after (index/documents.py created_epoch)
     until: str | None = None  # created at or before
-    updated_since: str | None = None  # changed (front matter `updated` or the file) at or after
+    changed_since: str | None = None  # changed (front matter `updated` or the file) at or after
+    changed_until: str | None = None
     sort: str = "updated"
     limit: int = 20
     offset: int = 0
@@ -60,18 +61,6 @@ def _visible_notes(app: App) -> list[NoteRecord]:
 
 def _modified(rec: NoteRecord) -> int:
     return rec.mtime_ns // 1_000_000_000
-
-
-def changed_at(rec: NoteRecord) -> int:
-    """When the note last changed: its `updated` (else `created`) field or, later, its file
-    (a hand edit in an editor leaves the front matter as it was)."""
-    return max(to_epoch(rec.updated or rec.created, 0) or 0, _modified(rec))
-
-
-def created_at(rec: NoteRecord) -> int:
-    """Its `created` field; a note without one (a plain markdown page) by its file time."""
-    created = to_epoch(rec.created)
-    return _modified(rec) if created is None else created
 
 
 def listed(rec: NoteRecord) -> ListedNote:
@@ -91,9 +80,9 @@ def _has_tags(rec: NoteRecord, wanted: Sequence[str]) -> bool:
 def _sort_key(sort: str) -> tuple[object, bool]:
     """(key function, descending) for a sort name."""
     if sort == "updated":
-        return (lambda r: (changed_at(r), r.path)), True
+        return (lambda r: (changed_epoch(r), r.path)), True
     if sort == "created":
-        return (lambda r: (created_at(r), r.path)), True
+        return (lambda r: (created_epoch(r), r.path)), True
     if sort == "title":
         return (lambda r: ((r.title or r.path).casefold(), r.path)), False
     if sort == "trust":
@@ -102,8 +91,6 @@ def _sort_key(sort: str) -> tuple[object, bool]:
 
 
 def list_notes(app: App, spec: ListSpec) -> NoteList:
-    from vaultmem.search.filters import scopes_for
-
     if spec.sort not in SORTS:
         raise InvalidInput(f"unknown sort {spec.sort!r}; use one of {', '.join(SORTS)}")
     if not 0 <= spec.limit <= MAX_LIMIT:
@@ -111,16 +98,16 @@ def list_notes(app: App, spec: ListSpec) -> NoteList:
     if spec.offset < 0:
         raise InvalidInput(f"--offset must not be negative, not {spec.offset}")
     scopes = scopes_for(spec.scope)
-    now = utc_now()
-    since = when_epoch(spec.since, "since", now)
-    until = when_epoch(spec.until, "until", now, end_of_day=True)
-    changed_since = when_epoch(spec.updated_since, "updated-since", now)
+    since = parse_date_bound(spec.since, "since", end_of_day=False)
+    until = parse_date_bound(spec.until, "until", end_of_day=True)
+    changed_since = parse_date_bound(spec.changed_since, "changed-since", end_of_day=False)
+    changed_until = parse_date_bound(spec.changed_until, "changed-until", end_of_day=True)
     types = {t for t in spec.types if t}
     tags = [normalize_tag(t).lower() for t in spec.tags if normalize_tag(t)]
     app.catch_up()
 
     def keep(rec: NoteRecord) -> bool:
-        created = created_at(rec)
+        created = created_epoch(rec)
         return (
             (not scopes or rec.scope in scopes)
             and (not types or rec.type in types)
@@ -128,7 +115,8 @@ def list_notes(app: App, spec: ListSpec) -> NoteList:
             and (spec.owner is None or rec.owner == spec.owner)
             and (since is None or created >= since)
             and (until is None or created <= until)
-            and (changed_since is None or changed_at(rec) >= changed_since)
+            and (changed_since is None or changed_epoch(rec) >= changed_since)
+            and (changed_until is None or changed_epoch(rec) <= changed_until)
             and _has_tags(rec, tags)
         )
 

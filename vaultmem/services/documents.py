@@ -24,7 +24,7 @@ from vaultmem.vault.note import Unreadable, parse_note
 
 def links_of(app: App, path: str) -> Links:
     """The links of the note at `path`, both ways, resolved among the notes the caller may
-    see (services/reader_view.py): a link whose target the caller cannot see points where it
+    see (index/views.py, the readers' links): a link whose target the caller cannot see points where it
     would if that note did not exist, or dangles."""
     from vaultmem.index.statedb import Edge
 

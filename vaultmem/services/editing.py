@@ -135,9 +135,3 @@ def diary_entry(app: App, day_text: str | None, append: str | None = None, edito
 
     written, _ = mutate(app, path, add_line)
     return EditResult(written.id, written.path, created, True, written.version, lines_added=1)
-
-
-def find_writable(app: App, ref: str) -> str:
-    """The path of the note `ref` names, among the notes the ghost may write."""
-    app.catch_up()
-    return find_note(app.db, ref, app.can_write).path

@@ -112,7 +112,7 @@ class Relinker:
 def _linking_sources(app: App, moves: Mapping[str, str], operator: bool) -> list[str]:
     """Notes whose links may need rewriting: the moved notes themselves (their relative
     markdown links), and those linking to a moved note — as the whole vault resolves the
-    links (for the notes the mover cannot see) and as the mover does (services/reader_view):
+    links (for the notes the mover cannot see) and as the mover does (index/views.py):
     a link of a note it sees may reach the moved note only in its view, because the note it
     reaches among all notes is hidden from it. Missing those would tell it so."""
     sources = set(moves)

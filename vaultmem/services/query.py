@@ -20,6 +20,7 @@ from typing import Any
 
 from vaultmem import clock
 from vaultmem.errors import InvalidInput
+from vaultmem.index.documents import changed_epoch, created_epoch, dated_epoch
 from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import QueryMatch, QueryResult
 from vaultmem.search.filters import parse_date_bound, scopes_for, types_for
@@ -65,8 +66,10 @@ class QueryRequest:
     types: Sequence[str] = field(default_factory=tuple)
     memory_type: str | None = None
     scope: str | None = None
-    since: str | None = None
+    since: str | None = None  # created at or after (as in `search` and `list`)
     until: str | None = None
+    changed_since: str | None = None  # changed (the `updated` field or the file) at or after
+    changed_until: str | None = None
     limit: int = 10
     min_relevance: float = 0.3
     regex: bool = False
@@ -85,6 +88,8 @@ class _Plan:
     types: tuple[str, ...] | list[str]
     since: int | None
     until: int | None
+    changed_since: int | None
+    changed_until: int | None
 
 
 def _plan(app: App, req: QueryRequest) -> _Plan:
@@ -111,17 +116,25 @@ def _plan(app: App, req: QueryRequest) -> _Plan:
         pattern = keyword_pattern(words)
     since = parse_date_bound(req.since, "since", end_of_day=False)
     until = parse_date_bound(req.until, "until", end_of_day=True)
+    changed_since = parse_date_bound(req.changed_since, "changed-since", end_of_day=False)
+    changed_until = parse_date_bound(req.changed_until, "changed-until", end_of_day=True)
     types = types_for(req.types, req.memory_type, app.config.memory_types)
     scan = KeywordScan(words) if words is not None else None
-    return _Plan(text, pattern, words, scan, tuple(scopes or ()), types, since, until)
-
-
-def _changed(rec: NoteRecord) -> int:
-    return to_epoch(rec.updated, None) or to_epoch(rec.created, None) or rec.mtime_ns // 1_000_000_000
+    return _Plan(text, pattern, words, scan, tuple(scopes or ()), types, since, until, changed_since, changed_until)
 
 
 def _age_days(now: float, rec: NoteRecord) -> float:
-    return (now - _changed(rec)) / 86400.0
+    return (now - dated_epoch(rec)) / 86400.0
+
+
+def _in_dates(plan: _Plan, rec: NoteRecord) -> bool:
+    created, changed = created_epoch(rec), changed_epoch(rec)
+    return (
+        (plan.since is None or created >= plan.since)
+        and (plan.until is None or created <= plan.until)
+        and (plan.changed_since is None or changed >= plan.changed_since)
+        and (plan.changed_until is None or changed <= plan.changed_until)
+    )
 
 
 def _score(plan: _Plan, title: str, raw: bytes, age_days: Callable[[], float]) -> Match | None:
@@ -158,7 +171,7 @@ def _scan(app: App, req: QueryRequest, plan: _Plan, now: float) -> tuple[list[tu
     found: list[tuple[float, NoteRecord, Any]] = []
     root = str(app.root)
     readable: dict[tuple[Any, ...], bool] = {}  # access depends on the location alone
-    dated = plan.since is not None or plan.until is not None
+    dated = any(b is not None for b in (plan.since, plan.until, plan.changed_since, plan.changed_until))
     for rec in app.db.light_notes():
         where = (rec.scope, rec.owner, rec.project, rec.placed)
         visible = readable.get(where)
@@ -172,10 +185,8 @@ def _scan(app: App, req: QueryRequest, plan: _Plan, now: float) -> tuple[list[tu
             continue
         if not req.include_expired and rec.expires and (to_epoch(rec.expires, None) or now + 1) <= now:
             continue
-        if dated:
-            changed = _changed(rec)
-            if (plan.since is not None and changed < plan.since) or (plan.until is not None and changed > plan.until):
-                continue
+        if dated and not _in_dates(plan, rec):
+            continue
         searched += 1
         try:
             raw = read_note_bytes(os.path.join(root, rec.path))

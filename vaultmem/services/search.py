@@ -8,13 +8,13 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from vaultmem import clock
-from vaultmem.errors import InvalidInput
+from vaultmem.errors import InvalidInput, UsageError
 from vaultmem.index.documents import Filters
 from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import SearchResult
-from vaultmem.search.filters import parse_date_bound, scopes_for, types_for
+from vaultmem.search.filters import MODES, parse_date_bound, scopes_for, types_for
 from vaultmem.search.fusion import RECOMMENDED_MIN_SCORE
-from vaultmem.search.hybrid import MODES, Dense, Retrievers, SearchOptions, run_search
+from vaultmem.search.hybrid import Dense, Retrievers, SearchOptions, run_search
 from vaultmem.services.app import App
 from vaultmem.services.lookup import location_of
 from vaultmem.units import as_unit
@@ -92,8 +92,8 @@ def build_filters(app: App, spec: FilterSpec) -> Filters:
 
 def options_for(app: App, req: SearchRequest) -> SearchOptions:
     d = app.config.search
-    if req.mode not in MODES:
-        raise InvalidInput(f"--mode must be one of {', '.join(MODES)}, not {req.mode!r}")
+    if req.mode not in MODES:  # a flag value the command does not know: a usage error (exit 2)
+        raise UsageError(f"invalid value for '--mode': {req.mode!r} is not one of {', '.join(MODES)}")
     limit = d.max_results if req.limit is None else req.limit
     if not 1 <= limit <= MAX_LIMIT:
         raise InvalidInput(f"--limit must be between 1 and {MAX_LIMIT}")

@@ -15,9 +15,9 @@ from vaultmem.index.lock import IndexLock
 from vaultmem.models import GhostsResult, InitResult
 from vaultmem.paths import StatePaths
 from vaultmem.vault.ids import new_ulid
-from vaultmem.vault.layout import inside_vault, walk_notes
+from vaultmem.vault.layout import SCOPES, inside_vault, walk_notes
 
-SCOPE_DIRS = ("shared", "private", "project", "diary", "inbox/shared", "reference")
+SCOPE_DIRS = (*SCOPES, "inbox/shared", "reference")
 GHOST_DIRS = ("private", "diary", "inbox")
 _GHOST_PLACEHOLDER = "_ghost_"
 
@@ -114,7 +114,7 @@ def append_ignore_rule(path: Path, entry: str) -> bool:
 
 def _planned(names: list[str], examples: bool) -> dict[str, bool]:
     """Every path init may create (vault-relative) and whether it is a folder."""
-    planned: dict[str, bool] = {folder: True for folder in ("shared", "private", "project", "diary", "inbox")}
+    planned: dict[str, bool] = dict.fromkeys(SCOPES, True)
     planned.update({folder: True for folder in SCOPE_DIRS})
     planned.update({f"{top}/{ghost}": True for top in GHOST_DIRS for ghost in names})
     planned.update({CONFIG_NAME: False, ".gitignore": False, STATE_DIR: True})

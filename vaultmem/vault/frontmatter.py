@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime as _dt
 import math
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -284,10 +283,6 @@ class FrontMatterEditor:
                 block.lines = new_lines + trailer
                 return
         self._blocks.append(_Block(key, new_lines))
-
-    def set_many(self, items: Iterable[tuple[str, Any]]) -> None:
-        for key, value in items:
-            self.set(key, value)
 
     def remove(self, key: str) -> None:
         if key not in self._data:

@@ -35,7 +35,7 @@ def classify(relpath: str) -> Location:
     """Scope, owner and project of a vault-relative POSIX path."""
     parts = relpath.split("/")
     top = parts[0]
-    if len(parts) == 1 or top not in ("shared", "private", "project", "diary", "inbox"):
+    if len(parts) == 1 or top not in SCOPES:
         return Location("shared")
     if top == "shared":
         return Location("shared")
