@@ -39,7 +39,7 @@ install: $(STAMP) $(LAUNCHER)
 	@$(BIN)/python -m compileall -q vaultmem
 
 demo: install
-	$(BIN)/python scripts/demo.py
+	$(BIN)/python -m tools.demo
 
 test: install
 	$(BIN)/pytest -q
@@ -48,16 +48,16 @@ test-fast: install
 	$(BIN)/pytest -q -m "not slow"
 
 lint: install
-	$(BIN)/ruff check vaultmem tests scripts
+	$(BIN)/ruff check vaultmem tests tools
 
 format: install
-	$(BIN)/ruff format vaultmem tests scripts
+	$(BIN)/ruff format vaultmem tests tools
 
 format-check: install
-	$(BIN)/ruff format --check vaultmem tests scripts
+	$(BIN)/ruff format --check vaultmem tests tools
 
 typecheck: install
-	$(BIN)/mypy vaultmem
+	$(BIN)/mypy vaultmem tools
 
 # lint, format check and type check: what `check` runs before the tests
 static: lint format-check typecheck
@@ -65,12 +65,12 @@ static: lint format-check typecheck
 check: static test
 
 bench: install
-	$(BIN)/python scripts/bench.py --corpora $(CORPORA) --out docs/BENCHMARKS.md
+	$(BIN)/python -m tools.bench --corpora $(CORPORA) --out docs/BENCHMARKS.md
 
 eval: install
-	$(BIN)/python scripts/eval.py --corpora $(CORPORA) --out docs/BENCHMARKS.md
-	$(BIN)/python scripts/linkcheck.py $(CORPORA)/obsidian-help-en --out docs/BENCHMARKS.md
-	$(BIN)/python scripts/multilingual.py --corpora $(CORPORA) --out docs/BENCHMARKS.md
+	$(BIN)/python -m tools.evalkit --corpora $(CORPORA) --out docs/BENCHMARKS.md
+	$(BIN)/python -m tools.evalkit.linkcheck $(CORPORA)/obsidian-help-en --out docs/BENCHMARKS.md
+	$(BIN)/python -m tools.evalkit.multilingual --corpora $(CORPORA) --out docs/BENCHMARKS.md
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

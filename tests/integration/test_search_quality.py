@@ -3,7 +3,7 @@ worded unlike their note are found by the dense retriever and by hybrid search w
 finds nothing; exact identifiers are found by BM25 and by hybrid; hybrid gets every case of
 this small table right. Filters, snippets and reference search run on real vectors too.
 
-A smoke test of quality on a handful of notes, not the benchmark (scripts/eval.py is)."""
+A smoke test of quality on a handful of notes, not the benchmark (tools/evalkit is)."""
 
 from __future__ import annotations
 

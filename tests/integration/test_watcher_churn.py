@@ -1,7 +1,7 @@
 """The watcher's memory stays flat under churn (issue 14): many saved edits, each re-indexed,
 leave its resident memory where it was. The bench measures the issue's figure, 2,000 edits
-over 10k notes with vectors, the end within 15% of the RSS after the first 100 (scripts/
-bench.py --only scale). This is the check at a smaller scale, backend none, in seconds.
+over 10k notes with vectors, the end within 15% of the RSS after the first 100 (`python -m
+tools.bench --only scale`). This is the check at a smaller scale, backend none, in seconds.
 
 What it measures must not follow the scheduler (issue 22): with file events, how edits fall
 into reconciles (and so how many Whoosh commits and merges they make), and when the

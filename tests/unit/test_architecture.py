@@ -110,8 +110,9 @@ def _module_name(path: Path) -> str:
 
 
 def _runtime_imports(path: Path, modules: set[str]) -> set[str]:
-    """The vaultmem modules `path` imports when it runs, function-level imports included;
-    those under `if TYPE_CHECKING:` are for the type checker only."""
+    """The modules of `modules` that `path` imports when it runs, function-level imports
+    included; those under `if TYPE_CHECKING:` are for the type checker only."""
+    roots = {m.split(".")[0] for m in modules}
     tree = ast.parse(path.read_text(encoding="utf-8"))
     typing_only = {
         id(inner)
@@ -124,18 +125,23 @@ def _runtime_imports(path: Path, modules: set[str]) -> set[str]:
         if id(node) in typing_only:
             continue
         if isinstance(node, ast.Import):
-            found |= {a.name for a in node.names if a.name.startswith("vaultmem")}
-        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("vaultmem"):
+            found |= {a.name for a in node.names if a.name.split(".")[0] in roots}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in roots:
             for alias in node.names:
                 sub = f"{node.module}.{alias.name}"
                 found.add(sub if sub in modules else node.module)
     return {m for m in found if m in modules}
 
 
-def test_no_import_cycles() -> None:
+TOOL_SOURCES = sorted(TOOLS.rglob("*.py"))
+
+
+@pytest.mark.parametrize("sources", [SOURCES, TOOL_SOURCES], ids=["vaultmem", "tools"])
+def test_no_import_cycles(sources: list[Path]) -> None:
     """Modules import each other in one direction only, at module level and inside
-    functions alike (a function-level import hides a cycle; it does not remove it)."""
-    names = {_module_name(p): p for p in SOURCES}
+    functions alike (a function-level import hides a cycle; it does not remove it): in
+    vaultmem and in the bench and eval tools."""
+    names = {_module_name(p): p for p in sources}
     graph = {name: _runtime_imports(path, set(names)) - {name} for name, path in names.items()}
     cycles: list[list[str]] = []
     state: dict[str, int] = {}  # 1: on the path being walked, 2: done
@@ -193,12 +199,21 @@ def test_no_module_level_mutable_state_in_services() -> None:
 
 
 def test_the_tools_never_edit_sys_path() -> None:
-    """The bench and eval tools are packages run with `python -m`: no `sys.path` edits."""
+    """The bench and eval tools are packages run with `python -m`: no `sys.path` edits (a
+    call on it, an assignment to it) and no modules planted in `sys.modules`, in tools/ or
+    in a scripts/ folder should one come back."""
+    assert TOOL_SOURCES, "tools/ holds the bench and eval packages"
     offending = []
-    for path in sorted(TOOLS.rglob("*.py")):
+    for path in [*TOOL_SOURCES, *sorted((PACKAGE.parent / "scripts").rglob("*.py"))]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and ast.unparse(node.func).startswith("sys.path."):
-                offending.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}")
+            edited = None
+            if isinstance(node, ast.Call):
+                edited = ast.unparse(node.func)
+            elif isinstance(node, (ast.Assign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                edited = " ".join(ast.unparse(t) for t in targets)
+            if edited and ("sys.path" in edited or "sys.modules" in edited):
+                offending.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno} {edited}")
     assert not offending, offending
 
 
@@ -266,6 +281,7 @@ NOT_NOTES = {
     "index/lock.py::IndexLock.holder": "index.lock",
     "index/lock.py::IndexLock.acquire": "index.lock",
     "index/onnx_export.py::max_seq_length": "the embedding model's own config",
+    "search/fusion.py::_load_fit": "fusion_fit.json, the fitted constants (package data)",
     "services/indexing.py::watcher_info": "watcher.json",
     "services/indexing.py::status": "whoosh's schema marker",
     "services/vaults.py::_copy_tree": "vaultmem's own template files (package data), copied by init",

@@ -1,29 +1,16 @@
-"""Metrics of scripts/eval.py against hand-computed values (no corpora, no models needed)."""
+"""Metrics of the evaluation (tools/evalkit) against hand-computed values (no corpora, no models needed)."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
+from tools import sections
+from tools.evalkit import metrics, report, tasks
 
-
-def _load_eval() -> ModuleType:
-    # scripts/ is not a package; load eval.py by path under a name that cannot shadow anything.
-    spec = importlib.util.spec_from_file_location("vaultmem_eval_script", SCRIPTS / "eval.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-ev = _load_eval()
+MARKERS = (report.START_MARKER, report.END_MARKER)
 
 # Gains a:3, c:2, d:1 -> ideal DCG = 3/log2(2) + 2/log2(3) + 1/log2(4) = 3 + 1.261860 + 0.5
 IDEAL = 3 + 2 / math.log2(3) + 0.5
@@ -46,7 +33,7 @@ QRELS = {"a": 3, "c": 2, "d": 1}
     ],
 )
 def test_ndcg_at_k(ranked: list[str], qrels: dict[str, int], k: int, expected: float) -> None:
-    assert ev.ndcg_at_k(ranked, qrels, k) == pytest.approx(expected)
+    assert metrics.ndcg_at_k(ranked, qrels, k) == pytest.approx(expected)
 
 
 @pytest.mark.parametrize(
@@ -60,7 +47,7 @@ def test_ndcg_at_k(ranked: list[str], qrels: dict[str, int], k: int, expected: f
     ],
 )
 def test_recall_at_k(ranked: list[str], relevant: set[str], k: int, expected: float) -> None:
-    assert ev.recall_at_k(ranked, relevant, k) == pytest.approx(expected)
+    assert metrics.recall_at_k(ranked, relevant, k) == pytest.approx(expected)
 
 
 @pytest.mark.parametrize(
@@ -74,7 +61,7 @@ def test_recall_at_k(ranked: list[str], relevant: set[str], k: int, expected: fl
     ],
 )
 def test_mrr_at_k(ranked: list[str], relevant: set[str], k: int, expected: float) -> None:
-    assert ev.mrr_at_k(ranked, relevant, k) == pytest.approx(expected)
+    assert metrics.mrr_at_k(ranked, relevant, k) == pytest.approx(expected)
 
 
 @pytest.mark.parametrize(
@@ -88,7 +75,7 @@ def test_mrr_at_k(ranked: list[str], relevant: set[str], k: int, expected: float
     ],
 )
 def test_hit_at_k(ranked: list[str], relevant: set[str], k: int, expected: float) -> None:
-    assert ev.hit_at_k(ranked, relevant, k) == expected
+    assert metrics.hit_at_k(ranked, relevant, k) == expected
 
 
 @pytest.mark.parametrize(
@@ -105,13 +92,13 @@ def test_hit_at_k(ranked: list[str], relevant: set[str], k: int, expected: float
     ],
 )
 def test_query_metrics(ranked: list[str], qrels: dict[str, int], measure: str, expected: dict[str, float]) -> None:
-    got = ev.query_metrics(ranked, qrels, measure)
+    got = metrics.query_metrics(ranked, qrels, measure)
     assert got.keys() == expected.keys()
     assert got == pytest.approx(expected)
 
 
 def test_score_task_splits_tune_test_and_all() -> None:
-    task = ev.Task(
+    task = tasks.Task(
         name="t",
         doc_ids=["a", "b"],
         texts=["", ""],
@@ -121,7 +108,7 @@ def test_score_task_splits_tune_test_and_all() -> None:
         splits={"1": "tune", "2": "test", "3": "test"},
         measure="known-item",
     )
-    scores = ev.score_task(task, [["a"], ["a", "b"], ["x"] * 5 + ["b"]])
+    scores = report.score_task(task, [["a"], ["a", "b"], ["x"] * 5 + ["b"]])
     assert scores == pytest.approx(
         {
             "recall@5/tune": 1.0,
@@ -139,7 +126,7 @@ def test_score_task_splits_tune_test_and_all() -> None:
     [([0, 0, 3, 10], 0.5), ([], 0.0), ([0], 1.0), ([1, 2], 0.0)],
 )
 def test_empty_share(counts: list[int], expected: float) -> None:
-    assert ev.empty_share(counts) == pytest.approx(expected)
+    assert metrics.empty_share(counts) == pytest.approx(expected)
 
 
 @pytest.mark.parametrize(
@@ -151,28 +138,31 @@ def test_empty_share(counts: list[int], expected: float) -> None:
     ],
 )
 def test_answer_tokens(answer: dict[str, object], expected: float) -> None:
-    assert ev.answer_tokens(answer) == pytest.approx(expected)
+    assert metrics.answer_tokens(answer) == pytest.approx(expected)
 
 
 def test_mean_of_nothing_is_zero() -> None:
-    assert ev.mean([]) == 0.0
-    assert ev.mean([0.5, 1.0]) == pytest.approx(0.75)
+    assert metrics.mean([]) == 0.0
+    assert metrics.mean([0.5, 1.0]) == pytest.approx(0.75)
 
 
 def test_replace_section_keeps_other_sections() -> None:
-    doc = f"# Benchmarks\n\nlatency table\n\n{ev.START_MARKER}\nold\n{ev.END_MARKER}\n\nmore\n"
-    new = ev.replace_section(doc, f"{ev.START_MARKER}\nnew\n{ev.END_MARKER}")
-    assert new == f"# Benchmarks\n\nlatency table\n\n{ev.START_MARKER}\nnew\n{ev.END_MARKER}\n\nmore\n"
+    doc = f"# Benchmarks\n\nlatency table\n\n{report.START_MARKER}\nold\n{report.END_MARKER}\n\nmore\n"
+    new = sections.replace_section(doc, f"{report.START_MARKER}\nnew\n{report.END_MARKER}", MARKERS)
+    assert new == f"# Benchmarks\n\nlatency table\n\n{report.START_MARKER}\nnew\n{report.END_MARKER}\n\nmore\n"
 
 
 def test_replace_section_appends_when_absent() -> None:
-    section = f"{ev.START_MARKER}\nx\n{ev.END_MARKER}"
-    assert ev.replace_section("# Benchmarks\n\nlatency\n", section) == f"# Benchmarks\n\nlatency\n\n{section}\n"
-    assert ev.replace_section("", section).endswith(f"{section}\n")
+    section = f"{report.START_MARKER}\nx\n{report.END_MARKER}"
+    assert (
+        sections.replace_section("# Benchmarks\n\nlatency\n", section, MARKERS)
+        == f"# Benchmarks\n\nlatency\n\n{section}\n"
+    )
+    assert sections.replace_section("", section, MARKERS).endswith(f"{section}\n")
 
 
 def test_cranfield_qrels_parser_tolerates_odd_lines(tmp_path: Path) -> None:
-    from _corpora import load_cran_qrels  # importable: eval.py put scripts/ on sys.path
+    from tools.corpora import load_cran_qrels
 
     path = tmp_path / "cranqrel"
     # CRLF, trailing blanks, a double space, a -1 code, junk, a duplicate and an unknown doc

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import json
 import posixpath
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -14,18 +13,10 @@ import pytest
 from vaultmem.vault.layout import classify
 from vaultmem.vault.note import ParsedNote, parse_note
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "genvault.py"
-
 
 @pytest.fixture(scope="module")
 def genvault() -> ModuleType:
-    # scripts/ is not a package; load the script as a module by path.
-    spec = importlib.util.spec_from_file_location("genvault", SCRIPT)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["genvault"] = module
-    spec.loader.exec_module(module)
-    return module
+    return importlib.import_module("tools.genvault")
 
 
 def _files(root: Path) -> dict[str, bytes]:

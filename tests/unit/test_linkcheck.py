@@ -1,24 +1,16 @@
-"""scripts/linkcheck.py's own model of Obsidian's link paths (no corpus needed)."""
+"""tools/evalkit/linkcheck.py's own model of Obsidian's link paths (no corpus needed)."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
+import importlib
 from types import ModuleType
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "linkcheck.py"
-
 
 @pytest.fixture(scope="module")
 def linkcheck() -> ModuleType:
-    # scripts/ is not a package; load the script as a module by path.
-    spec = importlib.util.spec_from_file_location("linkcheck", SCRIPT)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return importlib.import_module("tools.evalkit.linkcheck")
 
 
 @pytest.mark.parametrize(

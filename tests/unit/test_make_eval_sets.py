@@ -1,26 +1,8 @@
-"""Query building of scripts/make_eval_sets.py on inline tldr pages (no corpora needed)."""
+"""Query building of tools/evalkit/make_sets.py on inline tldr pages (no corpora needed)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
-
-SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
-
-
-def _load() -> ModuleType:
-    # scripts/ is not a package; load the script by path under a name that cannot shadow anything.
-    spec = importlib.util.spec_from_file_location("vaultmem_make_eval_sets_script", SCRIPTS / "make_eval_sets.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-mk = _load()
+from tools.evalkit import make_sets as mk
 
 GIT_COMMIT = """# git commit
 

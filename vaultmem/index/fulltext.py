@@ -34,11 +34,11 @@ SCHEMA_VERSION = "w10"  # w10: every script tokenized (index/tokens.py), Snowbal
 # Two text fields, each its own BM25 component of the sum: `head` (title, aliases, tags and
 # front-matter prose, combined BM25F-style with the weights in analysis.HEAD_WEIGHTS) and
 # `body`. Two fields instead of five make a query about twice as fast at 10k notes, and
-# scored as well or better on both corpora of scripts/eval.py (Cranfield nDCG@10 0.384
+# scored as well or better on both corpora of tools/evalkit (Cranfield nDCG@10 0.384
 # against 0.383; Obsidian tune MRR@10 0.651 against 0.645). A word in both head and body
 # scores in both, so the head weighs 1.4 body-only matches: that is the title boost.
 # The weights apply at query time, so they can change without reindexing. 0.4 was chosen
-# with the fusion on the tune splits of scripts/eval.py (issue 11; scripts/fusion_tune.py):
+# with the fusion on the tune splits of tools/evalkit (issue 11; tools/evalkit/fusion_tune.py):
 # 0.7 ranked best for BM25 alone on Cranfield and Obsidian Help, but a title word is weak
 # evidence when titles are names (tldr: "cs-install" for a question about installing),
 # and with the passage coverage of search/passages.py beside it 0.4 ranked best overall.

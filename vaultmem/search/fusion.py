@@ -10,8 +10,9 @@ Two methods (SPEC §5 leaves the choice open; `[search] fusion` picks one):
   query's idf weight its best sentence or line holds (search/passages.py), σ the logistic
   function. The direction (a : b : p) and sat were chosen for ranking on the tune splits of
   the evaluation sets, the scale and c fitted by logistic regression on the same
-  candidates (scripts/fusion_tune.py), so the score is P(relevant). One formula per mode
-  (BM25 only: a = p = 0; vectors only: b = p = 0). The score means the same across
+  candidates (tools/evalkit/fusion_tune.py, which writes the numbers to fusion_fit.json),
+  so the score is P(relevant). One formula per mode (BM25 only: a = p = 0; vectors only:
+  b = p = 0). The score means the same across
   queries, so a default cut leaves out what does not match (`--min-score`).
 - `rrf`: weighted reciprocal rank fusion, Σ_i w_i / (rrf_k + rank_i(d)).
 
@@ -22,9 +23,12 @@ relevance (SPEC §5).
 from __future__ import annotations
 
 import heapq
+import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,19 +134,37 @@ def relevance_fusion(
     return fused
 
 
-# Chosen and fitted by scripts/fusion_tune.py on the tune splits of Cranfield, Obsidian Help
-# and tldr (docs/BENCHMARKS.md has the figures). The direction a : b : p = 1 : 2 : 0.6 with
-# sat 5 (and the head boost 0.4 of index/fulltext.py) ranked best on the three tune splits
-# together among RRF (k, weights), convex combinations, query-adaptive mixes and these
-# three-part sums: it beat every single retriever, vaultmem's modes and the peers, on each
-# tune split's recall@5 and MRR@10 (smallest lead +0.010), with the best mean. Without the
-# coverage part no candidate beat bm25s on the tldr tune split. The scale and
-# intercept are a logistic fit on every candidate of the tune splits, so the score is
-# P(relevant). BM25 alone and vectors alone: their own fits.
-# The cut 0.02 leaves out answers to questions the vault cannot answer: on the tune splits
-# it costs one Obsidian Help question of 53 and 0.003 of Cranfield recall@5, none on tldr;
-# a lower cut keeps the tldr off-topic questions (common words in 7,425 pages) in.
-RECOMMENDED_MIN_SCORE = 0.02
+# Chosen and fitted by tools/evalkit/fusion_tune.py on the tune splits of Cranfield, Obsidian
+# Help and tldr (docs/BENCHMARKS.md has the figures), and written with the fit's provenance
+# (sets, split, date, git revision) to fusion_fit.json, read here: the fitted numbers live
+# in one place, the tool writes them, nobody copies them by hand. The direction
+# a : b : p = 1 : 2 : 0.6 with sat 5 (and the head boost 0.4 of index/fulltext.py) ranked
+# best on the three tune splits together among RRF (k, weights), convex combinations,
+# query-adaptive mixes and these three-part sums: it beat every single retriever, vaultmem's
+# modes and the peers, on each tune split's recall@5 and MRR@10 (smallest lead +0.010), with
+# the best mean. Without the coverage part no candidate beat bm25s on the tldr tune split.
+# The scale and intercept are a logistic fit on every candidate of the tune splits, so the
+# score is P(relevant). BM25 alone and vectors alone: their own fits.
+FIT_FILE = Path(__file__).with_name("fusion_fit.json")
+
+
+def _fitted(name: str, fit: Mapping[str, Any]) -> Calibration:
+    part = fit[name]
+    return Calibration(a=part["a"], b=part["b"], c=part["c"], sat=part["sat"], p=part.get("p", 0.0))
+
+
+def _load_fit() -> dict[str, Any]:
+    return dict(json.loads(FIT_FILE.read_text(encoding="utf-8")))
+
+
+_FIT = _load_fit()
+HYBRID = _fitted("hybrid", _FIT)
+BM25_ONLY = _fitted("bm25_only", _FIT)
+VECTOR_ONLY = _fitted("vector_only", _FIT)
+# The cut leaves out answers to questions the vault cannot answer: 0.02 costs one Obsidian
+# Help question of 53 and 0.003 of Cranfield recall@5 on the tune splits, none on tldr; a
+# lower cut keeps the tldr off-topic questions (common words in 7,425 pages) in.
+RECOMMENDED_MIN_SCORE: float = _FIT["min_score"]
 # The calibration was fitted on vaults of 173 to 7,425 notes. In a handful of notes BM25's
 # statistics are thin (a word only one note holds scores a third of what it scores among
 # a thousand) and the fit does not hold: an exact one-word lookup in a new 8-note vault
@@ -154,9 +176,6 @@ CALIBRATED_MIN_NOTES = 100
 # off-topic question of the three sets through, and the second keeps questions put in
 # other words than their note's.
 FULL_COVERAGE = 1.0 - 1e-9
-HYBRID = Calibration(a=3.8096, b=7.6193, c=-11.3569, sat=5.0, p=2.2858)
-BM25_ONLY = Calibration(a=0.0, b=16.0243, c=-11.1416, sat=20.0)
-VECTOR_ONLY = Calibration(a=12.4876, b=0.0, c=-9.2645, sat=20.0)
 
 
 def calibration_for(lexical: bool, dense: bool) -> Calibration:

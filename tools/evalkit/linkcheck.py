@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How closely vaultmem's `get` links match Obsidian's own link resolution on a real vault.
 
-    scripts/linkcheck.py ../shared/corpora/obsidian-help-en [--work bench-work/linkcheck]
+    python -m tools.evalkit.linkcheck ../shared/corpora/obsidian-help-en [--work bench-work/linkcheck]
 
 Copies the corpus into a new vault's shared/ folder, then for every wikilink outside code
 compares the note `vaultmem get` lists in `links.out` (or `dangling`) with the file
@@ -23,6 +23,8 @@ import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
+
+from tools.sections import write_section
 
 WIKI = re.compile(r"!?\[\[([^\[\]\n]*?)\]\]")
 FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
@@ -140,26 +142,16 @@ def main() -> int:
     app.close()
     if args.out:
         section = (
-            "## Link resolution (scripts/linkcheck.py)\n\n"
+            "## Link resolution (tools/evalkit/linkcheck.py)\n\n"
             f"On the Obsidian Help vault ({len(paths)} notes): {agree} of {total} wikilinks outside code "
             f"({100 * agree / max(total, 1):.1f}%) resolve in `vaultmem get` to the note Obsidian resolves them to "
             f"(labels, headings, embeds, folder-qualified targets, duplicate names; {escaped_agree} of the {escaped} "
             "with a table's escaped pipe, `[[Target\\|label]]`); `links.in` mirrors "
             f"`links.out` for {mirror} of {edges} resolved links.\n"
         )
-        write_section(args.out, section)
+        start, end = "<!-- links:start -->", "<!-- links:end -->"
+        write_section(args.out, f"{start}\n{section}{end}", (start, end))
     return 0
-
-
-def write_section(path: Path, body: str) -> None:
-    start, end = "<!-- links:start -->", "<!-- links:end -->"
-    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
-    block = f"{start}\n{body}{end}"
-    if start in text and end in text:
-        text = text[: text.index(start)] + block + text[text.index(end) + len(end) :]
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    path.write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Every script searchable (issue 14): BM25 over the whole tldr-pages collection, all languages.
 
-    scripts/multilingual.py --corpora ../shared/corpora --work bench-work/multilingual --out docs/BENCHMARKS.md
+    python -m tools.evalkit.multilingual --corpora ../shared/corpora --work bench-work/multilingual --out docs/BENCHMARKS.md
 
 Every page of `tldr-pages.tar.gz` (tldr/pages*/<platform>/<name>.md, 40+ languages) is
 copied into the `shared/` folder of a new vault (`shared/tldr/<pages dir>/<platform>/
@@ -17,15 +17,15 @@ from __future__ import annotations
 import argparse
 import random
 import re
-import sys
 import tarfile
 import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import eval as ev
+from tools import machine
+from tools.evalkit.vaults import build_and_index
+from tools.repo import CORPORA, WORK
+from tools.sections import write_section
 
 LANGUAGES = {"zh": "Chinese", "ja": "Japanese", "ko": "Korean", "th": "Thai", "ru": "Russian", "ar": "Arabic",
              "hi": "Hindi"}  # fmt: skip
@@ -116,7 +116,7 @@ def run(corpora: Path, work: Path) -> dict[str, Any]:
         vault.mkdir(parents=True, exist_ok=True)
         (vault / "vaultmem.toml").write_text('[vault]\nghosts = []\n\n[embedding]\nbackend = "none"\n')
     started = time.perf_counter()
-    indexed = ev.build_and_index(vault, files)
+    indexed = build_and_index(vault, files)
     index_s = time.perf_counter() - started
     qs = questions(files)
     app = App.open(vault, None)
@@ -140,9 +140,9 @@ def run(corpora: Path, work: Path) -> dict[str, Any]:
 def render(result: dict[str, Any], total_s: float) -> str:
     lines = [
         START,
-        "## Every script searchable (scripts/multilingual.py)",
+        "## Every script searchable (tools/evalkit/multilingual.py)",
         "",
-        f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {ev.machine()}; whole run "
+        f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {machine.summary()}; whole run "
         f"{total_s:.0f} s. Every tldr page, all languages ({result['notes']:,} notes), in one vault indexed "
         f"without embeddings ({result['index_s']:.0f} s). Per language, {PER_LANGUAGE} pages drawn with "
         f"seed {SEED}; the query is a run of 3–5 words (4–8 characters for scripts without spaces) of the "
@@ -171,8 +171,8 @@ def render(result: dict[str, Any], total_s: float) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpora", type=Path, default=ev.ROOT.parent / "shared" / "corpora")
-    parser.add_argument("--work", type=Path, default=ev.ROOT / "bench-work" / "multilingual")
+    parser.add_argument("--corpora", type=Path, default=CORPORA)
+    parser.add_argument("--work", type=Path, default=WORK / "multilingual")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
     started = time.perf_counter()
@@ -183,13 +183,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"    missed: {miss['query']!r} -> {miss['path']}", flush=True)
     if args.out is not None:
         section = render(result, time.perf_counter() - started)
-        existing = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
-        start, end = existing.find(START), existing.find(END)
-        if start != -1 and end > start:
-            text = existing[:start] + section + existing[end + len(END) :]
-        else:
-            text = existing.rstrip("\n") + "\n\n" + section + "\n"
-        args.out.write_text(text, encoding="utf-8")
+        write_section(args.out, section, (START, END))
         print(f"[multilingual] wrote the section of {args.out}", flush=True)
     return 0
 

@@ -12,9 +12,9 @@ Subcommands:
   cranfield  A seeded split of the 225 Cranfield query ids into tune and test.
 
 Usage:
-  scripts/make_eval_sets.py tldr --corpora ../shared/corpora --out scripts/eval_data/tldr_queries.json
+  python -m tools.evalkit.make_sets tldr --corpora ../shared/corpora --out tools/evalkit/data/tldr_queries.json
                                  [--seed 11] [--n 400] [--tune-fraction 0.5] [--max-relevant 5]
-  scripts/make_eval_sets.py cranfield --corpora ../shared/corpora --out scripts/eval_data/cranfield_split.json
+  python -m tools.evalkit.make_sets cranfield --corpora ../shared/corpora --out tools/evalkit/data/cranfield_split.json
                                  [--seed 11]
 
 The same arguments give the same file (only "created" is today's date unless --created is given).
@@ -29,12 +29,13 @@ import json
 import random
 import re
 import string
-import sys
 import tarfile
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from tools.corpora import load_cran_queries
 
 TLDR_ARCHIVE = "tldr-pages.tar.gz"
 # English pages only: tldr/pages/<platform>/<name>.md (translations live in tldr/pages.<lang>/).
@@ -314,7 +315,7 @@ def tldr_document(
     return {
         "description": (
             "Known-item queries over the English tldr pages (../shared/corpora/tldr-pages.tar.gz, "
-            "commit 08e345f4). Built by scripts/make_eval_sets.py tldr: pages picked at random (seeded); "
+            "commit 08e345f4). Built by tools/evalkit/make_sets.py tldr: pages picked at random (seeded); "
             "one query per page, from its first description line (`> `, unless it is furniture such as "
             "'This command is an alias of') or from one example description (`- `, not 'Same as above...' "
             "or 'View documentation for...'), with the command's own name removed (file name, title and "
@@ -351,9 +352,6 @@ def tldr_document(
 
 
 def cranfield_query_ids(folder: Path) -> list[str]:
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from _corpora import load_cran_queries
-
     return [query.id for query in load_cran_queries(folder / "cran.qry")]
 
 
@@ -362,8 +360,8 @@ def cranfield_document(query_ids: Sequence[str], seed: int, created: str) -> dic
     return {
         "description": (
             "A split of the Cranfield queries (../shared/corpora/cranfield/cran.qry; ids are positions "
-            "1-225, as in cranqrel and scripts/_corpora.py) into tune and test, made by "
-            "scripts/make_eval_sets.py cranfield before any tuning: a seeded shuffle "
+            "1-225, as in cranqrel and tools/corpora.py) into tune and test, made by "
+            "tools/evalkit/make_sets.py cranfield before any tuning: a seeded shuffle "
             f"(random.Random('{seed}:split')), first half tune. Tune defaults on the tune split only."
         ),
         "created": created,

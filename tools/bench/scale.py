@@ -1,9 +1,9 @@
-"""The scale rows of scripts/bench.py (issue 14): the same figures as at 10k notes, on the whole
+"""The scale rows of the bench (issue 14): the same figures as at 10k notes, on the whole
 tldr-pages collection (every language, ~38k real notes), a generated 50k vault and the 10k
 vault beside them for the curve; vectors on the English tldr pages (~7.4k notes) and on the
 10k vault; the watcher's memory under 2,000 edits. Written between `<!-- scale:start -->`
 and `<!-- scale:end -->` of docs/BENCHMARKS.md, apart from the main bench section, so either
-can be rerun alone (`bench.py --only scale`).
+can be rerun alone (`python -m tools.bench --only scale`).
 """
 
 from __future__ import annotations
@@ -21,10 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from _bench_util import NA, Run, lat, loadavg, mb, median, pid_alive, proc_rss_mb, run, secs
+from tools.bench.model import BIN, Row, VaultInfo
+from tools.bench.report import area_rank, area_tables, machine_line
+from tools.bench.util import NA, Run, lat, mb, median, pid_alive, proc_rss_mb, run, secs
+from tools.evalkit.tasks import TLDR_QUERIES
+from tools.machine import loadavg
 
 if TYPE_CHECKING:
-    from bench import Bench, Row, VaultInfo
+    from tools.bench.runner import Bench
 
 SCALE_START, SCALE_END = "<!-- scale:start -->", "<!-- scale:end -->"
 # The rows with vectors (an hour of embedding to redo) have a section of their own, so the
@@ -34,9 +38,9 @@ VECTORS_START, VECTORS_END = "<!-- scale-vectors:start -->", "<!-- scale-vectors
 # those (`--scale-vectors tldr,50000`) writes a section of its own and leaves the other.
 LARGE_START, LARGE_END = "<!-- scale-vectors-large:start -->", "<!-- scale-vectors-large:end -->"
 TITLES = {
-    "lexical": "## Scale: 10k → 38k (tldr, every language) → 50k notes, backend none (`bench.py --only scale`)",
-    "vectors": "## Scale with vectors: tldr English, the 10k vault, and the watcher under churn (`bench.py --only scale`)",
-    "vectors-large": "## Scale with vectors: tldr every language (38k notes) and 50k notes (`bench.py --only scale --scale-vectors tldr,50000`)",
+    "lexical": "## Scale: 10k → 38k (tldr, every language) → 50k notes, backend none (`python -m tools.bench --only scale`)",
+    "vectors": "## Scale with vectors: tldr English, the 10k vault, and the watcher under churn (`python -m tools.bench --only scale`)",
+    "vectors-large": "## Scale with vectors: tldr every language (38k notes) and 50k notes (`python -m tools.bench --only scale --scale-vectors tldr,50000`)",
 }
 MARKERS = {
     "lexical": (SCALE_START, SCALE_END),
@@ -50,8 +54,6 @@ def is_large(kind: str) -> bool:
     return kind == "tldr" or (kind.isdigit() and int(kind) >= 20_000)
 
 
-SCRIPTS = Path(__file__).resolve().parent
-TLDR_QUERIES = SCRIPTS / "eval_data" / "tldr_queries.json"
 WATCHER_RSS_LIMIT_MB = 1536.0  # issue 14: < 1.5 GB with vectors
 CHURN_ROUND = 100  # edits between two memory readings; the first reading is the baseline
 CHURN_TOLERANCE = 0.15
@@ -70,7 +72,7 @@ class Curve:
 
 def tldr_pages(archive: Path, english_only: bool) -> dict[str, bytes]:
     """vault path -> bytes of every tldr page (`shared/tldr/<pages dir>/<platform>/<name>.md`,
-    the layout of scripts/multilingual.py); with `english_only`, `tldr/pages/` alone."""
+    the layout of tools/evalkit/multilingual.py); with `english_only`, `tldr/pages/` alone."""
     out: dict[str, bytes] = {}
     with tarfile.open(archive) as tar:
         for member in tar:
@@ -126,13 +128,9 @@ class Scale:
         return path
 
     def b_bin(self) -> Path:
-        from bench import BIN
-
         return BIN / "vaultmem"
 
     def tldr_vault(self, english_only: bool, backend: str, reuse: bool = False) -> VaultInfo:
-        from bench import VaultInfo
-
         src = self.tldr_source(english_only)
         name = f"scale-tldr-{'en' if english_only else 'all'}-{backend}"
         path = self.b.work / "runs" / name
@@ -161,7 +159,7 @@ class Scale:
         )  # fmt: skip
 
     def tldr_queries(self) -> tuple[list[str], list[str]]:
-        """Known-item questions over the English pages (scripts/eval_data, test split) and
+        """Known-item questions over the English pages (tools/evalkit/data, test split) and
         keyword queries made of their content words."""
         data = json.loads(TLDR_QUERIES.read_text(encoding="utf-8"))
         qs = [q["query"] for q in data["questions"] if q.get("split") == "test"][: self.b.n_queries]
@@ -200,7 +198,7 @@ class Scale:
         if v.manifest:
             man = v.manifest
             self.described.append(
-                f"{v.label}: `scripts/genvault.py --seed {self.b.args.seed}` ({man.get('words', 0):,} words, "
+                f"{v.label}: `tools/genvault.py --seed {self.b.args.seed}` ({man.get('words', 0):,} words, "
                 f"{man.get('bytes', 0) / 1e6:.1f} MB, {man.get('links', 0):,} links)"
             )
         return v
@@ -261,8 +259,6 @@ class Scale:
 
     def row(self, area: str, name: str, figure: str, target: str = "", peer: str = "", notes: str = "",
             ok: bool | None = None) -> Row:  # fmt: skip
-        from bench import Row
-
         return Row(area, name, figure, target, peer, notes, ok)
 
     # --- rows without the watcher --------------------------------------------------------
@@ -406,8 +402,6 @@ class Scale:
     # --- the report -----------------------------------------------------------------------
 
     def header(self, part: str) -> list[str]:
-        from bench import machine_line
-
         split = self.split[2] if self.split is not None else len(self.described)
         if part != "lexical":
             started, load, described = self.started_vectors, self.load_vectors, self.described[split:]
@@ -417,14 +411,14 @@ class Scale:
             ended = self.started_vectors if self.split is not None else time.time()
         how = "--only scale" if self.b.args.only else "(the scale rows of a full run)"
         lines = [
-            f"_Written by `scripts/bench.py {how}` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
+            f"_Written by `python -m tools.bench {how}` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
             f"these rows took {(ended - started) / 60:.1f} min._",
             "",
             machine_line(load),
             "- **Vaults:** " + "; ".join(dict.fromkeys(described)) + ".",
             "- **Method:** as in the section above: every figure is a fresh CLI process (the installed `vaultmem`, "
             "`--json`, ghost alice) timed from spawn to exit after an uncounted warm-up, each beside its peer measured "
-            "in the same run. Search queries over tldr are the known-item questions of `scripts/eval_data/tldr_queries.json` "
+            "in the same run. Search queries over tldr are the known-item questions of `tools/evalkit/data/tldr_queries.json` "
             "(test split), keyword queries their content words; over generated vaults Cranfield's."
             + (f" Churn: {self.b.args.churn_edits:,} saves in rounds of {CHURN_ROUND}." if part == "vectors" else ""),
         ]
@@ -496,8 +490,6 @@ def sections(scale: Scale, rows: list[Row], memory: list[Row]) -> list[tuple[tup
 
 
 def render(scale: Scale, rows: list[Row], memory: list[Row], part: str) -> str:
-    from bench import area_rank, area_tables
-
     lines = [MARKERS[part][0], TITLES[part], "", *scale.header(part)]
     lines += area_tables(rows, memory, lambda a: area_rank(a.removeprefix("Scale: ")))
     lines.append(MARKERS[part][1])

@@ -1,7 +1,7 @@
 """Choose the fusion method, its defaults and the relevance cut on TUNE splits only (issue 11).
 
-    scripts/fusion_tune.py dump --corpora ../shared/corpora --work bench-work/fusion
-    scripts/fusion_tune.py tune --work bench-work/fusion
+    python -m tools.evalkit.fusion_tune dump --corpora ../shared/corpora --work bench-work/fusion
+    python -m tools.evalkit.fusion_tune tune --work bench-work/fusion
 
 `dump` builds the three evaluation vaults (Cranfield, Obsidian Help, English tldr pages),
 indexes them with the real model, and records for every question of every set (tune, test
@@ -10,27 +10,29 @@ and dense (rank, cosine distance of the note's best chunk), through `search --ex
 `bm25` and `vector` mode, and each candidate's passage coverage (search/passages.py, with
 the index's term weights: the code search runs). `tune` replays fusion methods over those
 candidates offline and prints their figures on the tune splits; `calibrate` fits the
-chosen direction's scale and intercept and reports cuts. Test splits and off-topic sets
+chosen direction's scale and intercept and reports cuts (`--write`: into
+vaultmem/search/fusion_fit.json, which search reads). Test splits and off-topic sets
 are only reported, never used to choose.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import math
-import sys
-import tarfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from tools.corpora import load_cranfield, load_vault_notes
+from tools.evalkit.metrics import ndcg_at_k, recall_at_k
+from tools.evalkit.tasks import DATA, QUESTIONS, cranfield_vault_files, obsidian_vault_files, tldr_vault_files
+from tools.evalkit.vaults import build_and_index
+from tools.machine import git_state
+from tools.repo import CORPORA, WORK
+from vaultmem.search.fusion import FIT_FILE
 
-import eval as ev
-from _corpora import load_cranfield, load_vault_notes
-
-DATA = Path(__file__).resolve().parent / "eval_data"
 DEPTH = 60
 # The peers' figures on the tune splits, from `make eval` before this tuning (docs/
 # BENCHMARKS.md): bm25s and exact MiniLM (whole text and chunked). A method must beat them
@@ -58,19 +60,6 @@ SHOW = {"rrf k=60 wv=1.0", "cc a=0.5 sat=20.0", "rrf k=10 wv=1.5", "rrf k=20 wv=
 # --- the evaluation sets ------------------------------------------------------------------------
 
 
-def tldr_files(corpora: Path) -> dict[str, str]:
-    spec = json.loads((DATA / "tldr_queries.json").read_text())["vault"]
-    out: dict[str, str] = {}
-    with tarfile.open(corpora / "tldr-pages.tar.gz") as tar:
-        for member in tar:
-            parts = member.name.split("/")
-            if member.isfile() and len(parts) == 4 and parts[:2] == ["tldr", "pages"] and parts[3].endswith(".md"):
-                fh = tar.extractfile(member)
-                if fh is not None:
-                    out[spec["vault_path"].format(platform=parts[2], name=parts[3][:-3])] = fh.read().decode("utf-8")
-    return out
-
-
 def sets(corpora: Path) -> dict[str, dict[str, Any]]:
     """name -> {files, questions: [{id, query, relevant: {path: gain}, split}]}"""
     cran = load_cranfield(corpora / "cranfield")
@@ -88,7 +77,7 @@ def sets(corpora: Path) -> dict[str, dict[str, Any]]:
     notes = load_vault_notes(corpora / "obsidian-help-en")
     obs_qs = [
         {"id": q["id"], "query": q["question"], "relevant": {f"shared/{q['answer']}": 1}, "split": q["split"]}
-        for q in json.loads(ev.QUESTIONS.read_text())
+        for q in json.loads(QUESTIONS.read_text())
     ]
     tldr_qs = [
         {"id": q["id"], "query": q["query"], "relevant": dict.fromkeys(q["relevant"], 1), "split": q["split"]}
@@ -100,9 +89,9 @@ def sets(corpora: Path) -> dict[str, dict[str, Any]]:
         return [{"id": q["id"], "query": q["question"], "relevant": {}, "split": "offtopic"} for q in data["questions"]]
 
     return {
-        "cranfield": {"files": ev.cranfield_vault_files(cran), "questions": cran_qs + offtopic("cranfield")},
-        "obsidian": {"files": ev.obsidian_vault_files(notes), "questions": obs_qs + offtopic("obsidian")},
-        "tldr": {"files": tldr_files(corpora), "questions": tldr_qs + offtopic("tldr")},
+        "cranfield": {"files": cranfield_vault_files(cran), "questions": cran_qs + offtopic("cranfield")},
+        "obsidian": {"files": obsidian_vault_files(notes), "questions": obs_qs + offtopic("obsidian")},
+        "tldr": {"files": tldr_vault_files(corpora), "questions": tldr_qs + offtopic("tldr")},
     }
 
 
@@ -119,7 +108,7 @@ def dump(corpora: Path, work: Path, only: Sequence[str]) -> None:
             continue
         vault = work / name
         print(f"[fusion] {name}: {len(data['files'])} notes, {len(data['questions'])} questions", flush=True)
-        print(f"[fusion] index: {ev.build_and_index(vault, data['files'])}", flush=True)
+        print(f"[fusion] index: {build_and_index(vault, data['files'])}", flush=True)
         app = App.open(vault, None)
         out = []
         for i, q in enumerate(data["questions"]):
@@ -180,12 +169,12 @@ def metrics(rows: Sequence[dict[str, Any]], fuse: Fuse, graded: bool) -> dict[st
         ranked = [p for p, _ in fuse(row)]
         rel = row["relevant"]
         hit = [p in rel for p in ranked[:10]]
-        # Cranfield: the share of judged docs in the top 5 (as scripts/eval.py); known-item
+        # Cranfield: the share of judged docs in the top 5 (as tools/evalkit); known-item
         # sets: any relevant page in the top 5
-        r5 += ev.recall_at_k(ranked, set(rel), 5) if graded else (1.0 if any(hit[:5]) else 0.0)
+        r5 += recall_at_k(ranked, set(rel), 5) if graded else (1.0 if any(hit[:5]) else 0.0)
         mrr += next((1.0 / (i + 1) for i, h in enumerate(hit) if h), 0.0)
         if graded:
-            ndcg += ev.ndcg_at_k(ranked, {p: float(g) for p, g in rel.items()}, 10)
+            ndcg += ndcg_at_k(ranked, {p: float(g) for p, g in rel.items()}, 10)
     n = max(len(rows), 1)
     return {"r5": r5 / n, "mrr": mrr / n, "ndcg": ndcg / n}
 
@@ -251,11 +240,12 @@ def fit_scale(
     return float(theta[0]), float(theta[1])
 
 
-def calibrate(work: Path, wb: float, wp: float, sat: float) -> None:
+def calibrate(work: Path, wb: float, wp: float, sat: float, write: Path | None = None, cut: float = 0.02) -> None:
     """The formulas of the chosen direction cos + wb·bm25sat + wp·coverage: hybrid, BM25
     only (saturation 20), vectors only; then cuts on the tune splits, with their effect on
     test splits and off-topic sets (a note whose best passage covers the whole query is
-    kept whatever the cut, as search does by default)."""
+    kept whatever the cut, as search does by default). With `write`, the formulas and
+    `cut` go to that file (vaultmem/search/fusion_fit.json) with the fit's provenance."""
     data = {
         n: json.loads((work / f"{n}.json").read_text())
         for n in ("cranfield", "obsidian", "tldr")
@@ -277,6 +267,20 @@ def calibrate(work: Path, wb: float, wp: float, sat: float) -> None:
     )
     print(f"VECTOR_ONLY = Calibration(a={sv:.4f}, b=0.0, c={cv:.4f}, sat=20.0)")
 
+    if write is not None:
+        write_fit(
+            write,
+            {"a": s, "b": s * wb, "c": c, "sat": sat, "p": s * wp},
+            {"a": 0.0, "b": sb, "c": cb, "sat": 20.0, "p": 0.0},
+            {"a": sv, "b": 0.0, "c": cv, "sat": 20.0, "p": 0.0},
+            cut,
+            {
+                "command": f"fusion_tune dump; fusion_tune calibrate --wb {wb} --wp {wp} --sat {sat} --cut {cut}",
+                "sets": sorted(data),
+                "split": "tune",
+            },
+        )
+
     def kept(row: dict[str, Any], cut: float) -> list[str]:
         """What the default cut keeps (search/hybrid.py): the fused probability clears it, or
         the best passage covers the whole query, or the cosine alone (VECTOR_ONLY) clears it."""
@@ -297,7 +301,7 @@ def calibrate(work: Path, wb: float, wp: float, sat: float) -> None:
         for r in rows:
             ranked = kept(r, cut)
             if name == "cranfield":
-                total += ev.recall_at_k(ranked, set(r["relevant"]), 5)
+                total += recall_at_k(ranked, set(r["relevant"]), 5)
             else:
                 total += 1.0 if any(p in r["relevant"] for p in ranked[:5]) else 0.0
         return total / max(len(rows), 1)
@@ -311,6 +315,33 @@ def calibrate(work: Path, wb: float, wp: float, sat: float) -> None:
             off = [r for r in rows if r["split"] == "offtopic"]
             line.append(f"{name} off-topic empty {sum(1 for r in off if not kept(r, cut))}/{len(off)}")
         print("  ".join(line))
+
+
+def write_fit(
+    path: Path,
+    hybrid: dict[str, float],
+    bm25_only: dict[str, float],
+    vector_only: dict[str, float],
+    cut: float,
+    provenance: dict[str, Any],
+) -> None:
+    """The fitted formulas as search/fusion.py reads them, four decimals as always printed,
+    with where they came from: the sets and split, the date, the code's git revision."""
+    sha, dirty = git_state()
+    document = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    document.update(
+        hybrid={k: round(v, 4) for k, v in hybrid.items()},
+        bm25_only={k: round(v, 4) for k, v in bm25_only.items()},
+        vector_only={k: round(v, 4) for k, v in vector_only.items()},
+        min_score=cut,
+        provenance={
+            **provenance,
+            "date": dt.date.today().isoformat(),
+            "git_revision": sha + (" plus uncommitted changes" if dirty else ""),
+        },
+    )
+    path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"[fusion] wrote {path}", flush=True)
 
 
 def logistic(a: float, b: float, c: float, sat: float) -> Fuse:
@@ -465,10 +496,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("command", choices=("dump", "tune", "calibrate"))
     parser.add_argument("--wb", type=float, default=2.0, help="calibrate: weight of saturated BM25 (cosine: 1)")
-    parser.add_argument("--wp", type=float, default=0.4, help="calibrate: weight of passage coverage")
+    parser.add_argument("--wp", type=float, default=0.6, help="calibrate: weight of passage coverage")
+    parser.add_argument("--cut", type=float, default=0.02, help="calibrate --write: the default relevance cut")
+    parser.add_argument(
+        "--write",
+        type=Path,
+        nargs="?",
+        const=FIT_FILE,
+        default=None,
+        help=f"calibrate: write the formulas and --cut to this file (default {FIT_FILE.name})",
+    )
     parser.add_argument("--sat", type=float, default=5.0)
-    parser.add_argument("--corpora", type=Path, default=ev.ROOT.parent / "shared" / "corpora")
-    parser.add_argument("--work", type=Path, default=ev.ROOT / "bench-work" / "fusion")
+    parser.add_argument("--corpora", type=Path, default=CORPORA)
+    parser.add_argument("--work", type=Path, default=WORK / "fusion")
     parser.add_argument("--only", action="append", default=[])
     parser.add_argument("--split", default="tune")
     args = parser.parse_args(argv)
@@ -476,7 +516,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "dump":
         dump(args.corpora, args.work, args.only)
     elif args.command == "calibrate":
-        calibrate(args.work, args.wb, args.wp, args.sat)
+        calibrate(args.work, args.wb, args.wp, args.sat, args.write, args.cut)
     else:
         tune(args.work, args.split)
     return 0

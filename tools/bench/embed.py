@@ -13,8 +13,8 @@ both printed: on a machine shared with other work the CPU figures are the steadi
 The ratio raw / index is what indexing loses to everything that is not the model.
 
 Usage:
-  scripts/embed_bench.py --vault PATH [--precision float32|int8] [--repeat 2]
-  scripts/embed_bench.py --corpora ../shared/corpora [--corpus obsidian|cranfield] [--notes 1000]
+  python -m tools.bench.embed --vault PATH [--precision float32|int8] [--repeat 2]
+  python -m tools.bench.embed --corpora ../shared/corpora [--corpus obsidian|cranfield] [--notes 1000]
                          [--work bench-work/embed] [--precision int8]
 
 With --corpora a vault is built under --work (per corpus and precision) from the Obsidian Help
@@ -38,12 +38,9 @@ from typing import Any
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(ROOT))
-
-from _corpora import load_cranfield, load_vault_notes  # noqa: E402
-from eval import set_precision  # noqa: E402
+from tools.corpora import load_cranfield, load_vault_notes
+from tools.evalkit.vaults import set_precision
+from tools.repo import WORK
 
 
 def _log(message: str) -> None:
@@ -96,8 +93,8 @@ def session_only(exported: Any, texts: Sequence[str], batch: int) -> float:
     enc = [e.ids for e in exported._tokenizer.encode_batch(list(texts))]
     enc.sort(key=len, reverse=True)
     feeds = []
-    for start in range(0, len(enc), batch):
-        group = enc[start : start + batch]
+    for first in range(0, len(enc), batch):
+        group = enc[first : first + batch]
         width = len(group[0])
         ids = np.zeros((len(group), width), dtype=np.int64)
         mask = np.zeros((len(group), width), dtype=np.int64)
@@ -136,7 +133,7 @@ def measure(vault: Path, repeat: int) -> dict[str, Any]:
             texts.extend(batch_texts)  # exactly what the index ran through the model
             return model_embed(batch_texts)
 
-        embedder.embed = counting_embed  # type: ignore[method-assign]
+        embedder.embed = counting_embed  # type: ignore[method-assign,assignment]
         for round_ in range(repeat):
             # The index first (a fresh catalog and collection), then the raw runs over the
             # very texts it embedded.
@@ -159,12 +156,16 @@ def measure(vault: Path, repeat: int) -> dict[str, Any]:
                 cpu["index"].append(time.process_time() - cpu_start)
             results["vectors"].append(stage[0] if stage else float("nan"))
             chunks = len(texts)
-            stored = report.embedded_chunks + report.kept_chunks
+            stored = (report.embedded_chunks or 0) + (report.kept_chunks or 0)
             if chunks != stored:
                 _log(f"{stored} chunks stored, {chunks} embedded (repeated texts embed once)")
             snapshot = list(texts)
             cpu_start = time.process_time()
-            results["raw"].append(timed(lambda snapshot=snapshot: exported.embed(snapshot)))
+
+            def embed_all(snapshot: list[str] = snapshot) -> Any:
+                return exported.embed(snapshot)
+
+            results["raw"].append(timed(embed_all))
             cpu["raw"].append(time.process_time() - cpu_start)
             results["session"].append(session_only(exported, snapshot, batch))
             _log(
@@ -173,7 +174,7 @@ def measure(vault: Path, repeat: int) -> dict[str, Any]:
                 f"session {results['session'][-1]:.1f} s, {chunks} chunks"
             )
         best = {k: min(v) for k, v in results.items()}
-        out = {
+        out: dict[str, Any] = {
             "vault": str(vault),
             "precision": getattr(embedder, "precision", "float32"),
             "notes": report.embedded_notes,
@@ -202,7 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     where.add_argument("--corpora", type=Path, help="folder with obsidian-help-en/ and cranfield/")
     parser.add_argument("--corpus", choices=("obsidian", "cranfield"), default="obsidian")
     parser.add_argument("--notes", type=int, default=1000, help="Cranfield abstracts to use")
-    parser.add_argument("--work", type=Path, default=ROOT / "bench-work" / "embed")
+    parser.add_argument("--work", type=Path, default=WORK / "embed")
     parser.add_argument("--precision", choices=("float32", "int8"), default=None)
     parser.add_argument("--repeat", type=int, default=1, help="rounds; the best of each figure is reported")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")

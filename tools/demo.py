@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """`make demo`: build a demo vault from the template, fill it as two agents would, index
 it, search it, and print what an agent and a person would see.
 
@@ -13,8 +12,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-VAULT = ROOT / "demo-vault"
+from tools.repo import REPO
+
+VAULT = REPO / "demo-vault"
 BIN = Path(sys.executable).parent / "vaultmem"
 
 
@@ -50,7 +50,7 @@ def main() -> int:
         shutil.rmtree(VAULT)
     heading("1. A new vault for two agents, alice and bob")
     subprocess.run([str(BIN), "init", str(VAULT), "--ghost", "alice", "--ghost", "bob"], check=True)
-    print(f"created {VAULT.relative_to(ROOT)}/ with", ", ".join(sorted(p.name for p in VAULT.iterdir())))
+    print(f"created {VAULT.relative_to(REPO)}/ with", ", ".join(sorted(p.name for p in VAULT.iterdir())))
 
     heading("2. Agents write memories")
     run("note", "create", "--title", "Burgundy wine basics", "--type", "fact", "--scope", "shared",
@@ -117,7 +117,7 @@ def main() -> int:
 
     heading("6. Lint, as a pre-commit hook would")
     run("lint", json_out=False)
-    print(f"\nThe demo vault is in {VAULT.relative_to(ROOT)}/ - open it in Obsidian or browse it with git.")
+    print(f"\nThe demo vault is in {VAULT.relative_to(REPO)}/ - open it in Obsidian or browse it with git.")
     return 0
 
 

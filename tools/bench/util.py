@@ -1,4 +1,4 @@
-"""Helpers for scripts/bench.py: timed child processes with their own peak memory, stats,
+"""Helpers for tools/bench: timed child processes with their own peak memory, stats,
 number formatting and a description of the machine."""
 
 from __future__ import annotations
@@ -6,11 +6,9 @@ from __future__ import annotations
 import json
 import math
 import os
-import platform
 import signal
 import statistics
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -143,46 +141,6 @@ def mb(value: float) -> str:
 def lat(samples: Sequence[float]) -> str:
     """Median and p90 of latencies in seconds."""
     return f"p50 {ms(median(samples))} · p90 {ms(pct(samples, 90))}"
-
-
-# --- machine ----------------------------------------------------------------------------
-
-
-def cpu_model() -> str:
-    """The CPU's model name from /proc/cpuinfo, or what platform knows of it."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def machine() -> dict[str, Any]:
-    mem_gb = 0.0
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal:"):
-                mem_gb = int(line.split()[1]) / 1024 / 1024
-    except OSError:
-        pass
-    cpu = cpu_model()
-    return {
-        "cores": os.cpu_count() or 0,
-        "cpu": cpu,
-        "ram_gb": mem_gb,
-        "python": platform.python_version(),
-        "os": f"{platform.system()} {platform.release()} {platform.machine()}",
-        "executable": sys.executable,
-    }
-
-
-def loadavg() -> str:
-    try:
-        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
-    except OSError:
-        return "n/a"
 
 
 # --- /proc readings of a running process (the watcher) -------------------------------------

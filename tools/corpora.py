@@ -1,4 +1,4 @@
-"""Loaders for the evaluation corpora in ../shared/corpora (shared by scripts/eval.py and benchmarks).
+"""Loaders for the evaluation corpora in ../shared/corpora (shared by tools/evalkit and benchmarks).
 
 Only the standard library: benchmarks import this without pulling in numpy or torch.
 """

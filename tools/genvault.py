@@ -963,7 +963,7 @@ def write_manifest(
 ) -> None:
     sample = [p for p in plans if p.scope == "shared"][:40] + [p for p in plans if p.scope != "shared"][:20]
     manifest: dict[str, Any] = {
-        "generator": "scripts/genvault.py",
+        "generator": "tools/genvault.py",
         "seed": seed,
         "notes": summary.notes,
         "seconds": round(summary.seconds, 2),

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Peer measurements for scripts/bench.py, run as a child process so that its peak memory is
+"""Peer measurements for tools/bench, run as a child process so that its peak memory is
 measured on its own and torch never loads into the benchmark driver.
 
     _bench_peers.py bm25  --vault V --queries Q.json [--ghost G]

@@ -1,0 +1,217 @@
+"""Search-quality evaluation: vaultmem search beside its peers run in the same process (issue 11).
+
+Evaluation sets (corpora from --corpora, normally ../shared/corpora; questions, splits and
+off-topic sets in tools/evalkit/data, all written before any tuning), each split into tune and
+test; every metric is reported on tune, test and all:
+- Cranfield: 1,400 abstracts, 225 queries (cranfield_split.json), graded judgments ->
+  nDCG@10, recall@5 and MRR@10 (a judged doc, gain >= 1, is relevant).
+- Obsidian Help vault: obsidian_questions.json, one answering note each -> recall@5, MRR@10.
+- tldr known-item: tldr_queries.json over the 7,425 English tldr pages (tldr-pages.tar.gz,
+  vault layout from the file's header) -> recall@5 as a hit (any relevant page in the top 5),
+  MRR@10 of the first relevant page.
+
+Systems: vaultmem search (default hybrid, `--mode bm25`, `--mode vector`, and the default once
+more with `--min-score 0`, i.e. without its relevance cut), bm25s (reference BM25, English
+stemming and stop words) and exact cosine search with all-MiniLM-L6-v2 (the model vaultmem
+embeds with; whole text and ~150-word chunks), loaded offline. Per vault also: the share of the
+off-topic questions (offtopic_<set>.json) that get no result at all, and for the Obsidian
+questions the size of `search --json --limit 5` in tokens (characters / 4).
+
+The tables go to stdout and to the section between the eval markers of --out; other sections
+of that file are left alone.
+
+Usage:
+  python -m tools.evalkit --corpora ../shared/corpora --out docs/BENCHMARKS.md
+                  [--only cranfield|obsidian|tldr] [--skip-vaultmem] [--work bench-work/eval]
+                  [--precision float32|int8]   (e.g. --precision int8 --out bench-work/eval/int8.md)
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from tools.corpora import load_cranfield, load_questions, load_vault_notes
+from tools.evalkit.metrics import answer_tokens, mean
+from tools.evalkit.peers import TOP_K, run_bm25s, run_exact_minilm
+from tools.evalkit.report import END_MARKER, MODE_SYSTEM, NO_CUT, START_MARKER, Report, render_section, score_task
+from tools.evalkit.tasks import (
+    QUESTIONS,
+    Task,
+    cranfield_doc_id,
+    cranfield_task,
+    cranfield_vault_files,
+    log,
+    obsidian_task,
+    obsidian_vault_files,
+    shared_doc_id,
+    tldr_task,
+    tldr_vault_files,
+)
+from tools.evalkit.vaults import _result_paths, build_and_index, open_searcher, vault_dir
+from tools.repo import CORPORA, WORK
+from tools.sections import write_section
+from vaultmem.search.filters import MODES
+
+ANSWER_LIMIT = 5  # `search --json --limit 5`: the answer whose size in tokens is reported
+
+
+def _measure(report: Report, system: str, task: Task, rank: Callable[[], list[list[str]]]) -> None:
+    start = time.perf_counter()
+    try:
+        rankings = rank()
+    except Exception as exc:  # one failing system must not lose the others' figures
+        report.errors[system, task.name] = f"{type(exc).__name__}: {exc}"
+        log(f"{system} on {task.name}: n/a ({report.errors[system, task.name]})")
+        return
+    report.seconds[system, task.name] = time.perf_counter() - start
+    report.scores[system, task.name] = score_task(task, rankings)
+    shown = ", ".join(f"{k} {v:.3f}" for k, v in report.scores[system, task.name].items())
+    log(f"{system} on {task.name}: {shown} ({report.seconds[system, task.name]:.1f} s)")
+
+
+def evaluate_vaultmem(
+    task: Task,
+    report: Report,
+    vault: Path,
+    files: Mapping[str, str],
+    to_doc: Callable[[str], str | None],
+    precision: str | None = None,
+) -> None:
+    """Index the corpus as a vault once, then every vaultmem figure from one searcher on it."""
+    start = time.perf_counter()
+    try:
+        indexed = build_and_index(vault, files, precision)
+    except Exception as exc:  # index once per corpus, fail once: every vaultmem row is n/a
+        for system in (*MODE_SYSTEM.values(), NO_CUT):
+            report.errors[system, task.name] = f"{type(exc).__name__}: {exc}"
+        log(f"vaultmem index of {task.name}: n/a ({type(exc).__name__}: {exc})")
+        return
+    indexed["wall_seconds"] = time.perf_counter() - start
+    log(f"vaultmem index of {task.name}: {json.dumps({k: v for k, v in indexed.items() if not isinstance(v, list)})}")
+
+    search, close = open_searcher(vault)
+
+    def docs(answer: Mapping[str, Any]) -> list[str]:
+        return [doc for doc in map(to_doc, _result_paths(answer)) if doc is not None]
+
+    def rank(mode: str) -> list[list[str]]:
+        # In-domain queries, then the off-topic ones, whose answers only count as empty or not.
+        answers = [search(query, mode, TOP_K, None) for query in [*task.queries, *task.offtopic]]
+        inside, outside = answers[: len(task.queries)], answers[len(task.queries) :]
+        if task.offtopic:
+            report.offtopic[MODE_SYSTEM[mode], task.name] = [len(a.get("results", [])) for a in outside]
+        return [docs(answer) for answer in inside]
+
+    try:
+        for mode in MODES:
+            _measure(report, MODE_SYSTEM[mode], task, functools.partial(rank, mode))
+        _measure(report, NO_CUT, task, lambda: [docs(search(q, "hybrid", TOP_K, 0.0)) for q in task.queries])
+        if task.tokens:
+            try:
+                report.tokens[task.name] = [
+                    answer_tokens(search(q, "hybrid", ANSWER_LIMIT, None)) for q in task.queries
+                ]
+            except Exception as exc:
+                report.errors["tokens per answer", task.name] = f"{type(exc).__name__}: {exc}"
+            else:
+                sizes = report.tokens[task.name]
+                log(f"tokens per answer on {task.name}: mean {mean(sizes):.0f}, max {max(sizes):.0f}")
+    finally:
+        close()
+
+
+def evaluate(
+    task: Task,
+    report: Report,
+    work: Path,
+    vault_files: Mapping[str, str] | None,
+    to_doc: Callable[[str], str | None],
+    precision: str | None = None,
+) -> None:
+    report.sets[task.name] = task.measure
+    cache = work / "embeddings"
+    _measure(report, "bm25s", task, lambda: run_bm25s(task))
+    _measure(report, "exact MiniLM", task, lambda: run_exact_minilm(task, cache))
+    _measure(report, "exact MiniLM, chunked", task, lambda: run_exact_minilm(task, cache, chunked=True))
+    if vault_files is not None:
+        evaluate_vaultmem(task, report, vault_dir(work, task.name, precision), vault_files, to_doc, precision)
+
+
+def describe(task: Task, docs: str) -> str:
+    tune = sum(1 for q in task.query_ids if task.splits.get(q) == "tune")
+    test = sum(1 for q in task.query_ids if task.splits.get(q) == "test")
+    return (
+        f"{len(task.queries)} queries ({tune} tune, {test} test) over {len(task.doc_ids):,} {docs}, "
+        f"{len(task.offtopic)} off-topic"
+    )
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument(
+        "--corpora",
+        type=Path,
+        default=CORPORA,
+        help="folder holding cranfield/, obsidian-help-en/ and tldr-pages.tar.gz",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="markdown file whose eval section is (re)written, e.g. docs/BENCHMARKS.md",
+    )
+    parser.add_argument("--only", choices=("cranfield", "obsidian", "tldr"), default=None)
+    parser.add_argument("--skip-vaultmem", action="store_true", help="peers only")
+    parser.add_argument("--work", type=Path, default=WORK / "eval", help="vaults and embedding cache (gitignored)")
+    parser.add_argument("--questions", type=Path, default=QUESTIONS)
+    parser.add_argument(
+        "--precision",
+        choices=("float32", "int8"),
+        default=None,
+        help="vaultmem's [embedding] precision, in vaults of its own (vaults-PRECISION/ under --work); "
+        "default: the vault default, in vaults/",
+    )
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    started = time.perf_counter()
+    report = Report()
+    if args.only in (None, "cranfield"):
+        data = load_cranfield(args.corpora / "cranfield")
+        task = cranfield_task(data)
+        report.counts[task.name] = describe(task, "abstracts")
+        files = None if args.skip_vaultmem else cranfield_vault_files(data)
+        evaluate(task, report, args.work, files, cranfield_doc_id, args.precision)
+    if args.only in (None, "obsidian"):
+        notes = load_vault_notes(args.corpora / "obsidian-help-en")
+        task = obsidian_task(notes, load_questions(args.questions))
+        report.counts[task.name] = describe(task, "notes")
+        files = None if args.skip_vaultmem else obsidian_vault_files(notes)
+        evaluate(task, report, args.work, files, shared_doc_id, args.precision)
+    if args.only in (None, "tldr"):
+        pages = tldr_vault_files(args.corpora)
+        task = tldr_task(pages)
+        report.counts[task.name] = describe(task, "English pages")
+        evaluate(task, report, args.work, None if args.skip_vaultmem else pages, shared_doc_id, args.precision)
+    if args.skip_vaultmem:
+        report.notes.append("vaultmem rows skipped (--skip-vaultmem).")
+    if args.precision is not None:
+        report.notes.append(f"vaultmem embeds with [embedding] precision = {args.precision!r} (--precision).")
+    section = render_section(report, time.perf_counter() - started)
+    print(section)
+    if args.out is not None:
+        write_section(args.out, section, (START_MARKER, END_MARKER))
+        log(f"wrote the eval section of {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
