@@ -30,7 +30,7 @@ from tools.bench.scale import sections as scale_sections
 from tools.repo import CORPORA, REPO, WORK
 from tools.sections import write_section
 
-ONLY_GROUPS = ("autostart", "mcp", "scale")
+ONLY_GROUPS = ("watcher", "autostart", "mcp", "scale")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -71,7 +71,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--only",
         type=lambda s: [g.strip() for g in s.split(",") if g.strip()],
         default=[],
-        help=f"run only these groups of rows ({', '.join(ONLY_GROUPS)}); autostart and mcp run on the largest "
+        help=f"run only these groups of rows ({', '.join(ONLY_GROUPS)}); watcher, autostart and mcp run on the largest "
         "vault and print their rows without writing --out (the bench section is written whole by a full run); "
         "scale writes its own sections (<!-- scale:start --> … <!-- scale:end --> without vectors, "
         "<!-- scale-vectors:start --> … with; a part that did not run keeps its section)",

@@ -76,6 +76,8 @@ class Bench(McpRows):
         self.vaults.append(v)
         if not v.indexed:
             self.full_index(v)
+        if "watcher" in groups:
+            self.watcher(v)
         if "autostart" in groups:
             self.autostart(v)
         if "mcp" in groups:
