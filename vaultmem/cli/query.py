@@ -19,6 +19,7 @@ from vaultmem.cli.filters import (
 )
 from vaultmem.cli.output import clean, emit, flat, notice, plain, progress_hook, record, safe
 from vaultmem.models import QueryResult, ReferenceResult
+from vaultmem.search.filters import QUERY_LIMIT, QUERY_MIN_RELEVANCE
 
 
 def _render_query(con: Any, data: QueryResult) -> None:
@@ -77,8 +78,10 @@ def register(app: typer.Typer) -> None:
         until: UntilOpt = None,
         changed_since: ChangedSinceOpt = None,
         changed_until: ChangedUntilOpt = None,
-        limit: Annotated[int, typer.Option("--limit", help="Maximum matches.")] = 10,
-        min_relevance: Annotated[float, typer.Option("--min-relevance", help="Minimum relevance in [0, 1].")] = 0.3,
+        limit: Annotated[int, typer.Option("--limit", help="Maximum matches.")] = QUERY_LIMIT,
+        min_relevance: Annotated[
+            float, typer.Option("--min-relevance", help="Minimum relevance in [0, 1].")
+        ] = QUERY_MIN_RELEVANCE,
         regex: Annotated[bool, typer.Option("--regex", help="Treat TEXT as a regular expression.")] = False,
         include_expired: IncludeExpiredOpt = False,
         vault: VaultOpt = None,

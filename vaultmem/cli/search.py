@@ -21,7 +21,7 @@ from vaultmem.cli.filters import (
 )
 from vaultmem.cli.output import clean, emit, flat, notice, plain, progress_hook, record, safe
 from vaultmem.models import MemoryResult, Neighbour, SearchResult, to_json
-from vaultmem.search.filters import MODES
+from vaultmem.search.filters import DEFAULT_MODE, MODES
 
 FORMATS = ("table", "md", "json")
 RELATIONS = (("parents", "parent"), ("links_out", "links out"), ("links_in", "links in"))
@@ -152,7 +152,7 @@ def register(app: typer.Typer) -> None:
     def search(
         ctx: typer.Context,
         query: Annotated[str, typer.Argument(help="What to look for, in natural language.")],
-        mode: Annotated[str, typer.Option("--mode", help=" | ".join(MODES))] = "hybrid",
+        mode: Annotated[str, typer.Option("--mode", help=" | ".join(MODES))] = DEFAULT_MODE,
         limit: Annotated[int | None, typer.Option("--limit", help="Maximum results (default from config).")] = None,
         scope: ScopeOpt = None,
         tag: TagOpt = None,

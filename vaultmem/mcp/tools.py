@@ -22,7 +22,7 @@ from vaultmem.errors import InvalidInput
 from vaultmem.mcp.arguments import check
 from vaultmem.mcp.texts import get_text, query_text, ref_text, search_text, write_text
 from vaultmem.models import Result
-from vaultmem.search.filters import SEED_SCOPES
+from vaultmem.search.filters import DEFAULT_MODE, MODES, QUERY_LIMIT, QUERY_MIN_RELEVANCE, SEED_SCOPES
 from vaultmem.services.app import App
 from vaultmem.services.query import QueryRequest
 from vaultmem.services.reads import GetRequest, ReferenceRequest
@@ -147,7 +147,7 @@ class Tool:
 def _search(a: Args, ghost: str | None) -> Plan:
     return Read(
         SearchRequest(
-            query=a["query"], mode=a.get("mode", "hybrid"), limit=a.get("max_results"),
+            query=a["query"], mode=a.get("mode", DEFAULT_MODE), limit=a.get("max_results"),
             filters=FilterSpec(scope=a.get("scope"), tags=a.get("tags", ()), types=a.get("types", ())),
             bm25_weight=a.get("bm25_weight"), embedding_weight=a.get("embedding_weight"), rrf_k=a.get("rrf_k"),
             trust_bias=a.get("trust_bias"), graph_depth=a.get("graph_depth"),
@@ -171,7 +171,7 @@ def _query(a: Args, ghost: str | None) -> Plan:
         QueryRequest(
             query=a["query"], types=tuple(a.get("types", ())), memory_type=a.get("memory_type"),
             scope=a.get("scope"), since=a.get("since"), until=a.get("until"),
-            limit=a.get("max_results", 10), min_relevance=a.get("min_relevance", 0.3), regex=a.get("regex", False),
+            limit=a.get("max_results", QUERY_LIMIT), min_relevance=a.get("min_relevance", QUERY_MIN_RELEVANCE), regex=a.get("regex", False),
         )
     )  # fmt: skip
 
@@ -271,7 +271,7 @@ _OPTS = {
         "include_parent": B,
         "trust_bias": N,
         "budget_tokens": INT,
-        "mode": {"enum": ["hybrid", "bm25", "vector"]},
+        "mode": {"enum": list(MODES)},
         "tags": L,
         "types": L,
         "min_score": N,

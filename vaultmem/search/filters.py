@@ -18,8 +18,12 @@ SCOPE_ALIASES: Mapping[str, tuple[str, ...] | None] = {
     "projects": ("project",),
     "projects_only": ("project",),
 }
-# How a search retrieves (search/hybrid.py): both retrievers fused, or one of them.
+# How a search retrieves (search/hybrid.py): both retrievers fused (the default), or one.
 MODES = ("hybrid", "bm25", "vector")
+DEFAULT_MODE = MODES[0]
+# `query` (QueryMemory, search/grep.py): how many matches, and the least relevance shown.
+QUERY_LIMIT = 10
+QUERY_MIN_RELEVANCE = 0.3
 # The names the MCP tools list for `scope`, as memory_search's seed writes them.
 SEED_SCOPES = ("all", "shared_only", "private_only", "projects_only", "diary_only", "inbox_only")
 _DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")

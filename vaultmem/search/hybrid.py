@@ -22,7 +22,7 @@ from vaultmem.index.statedb import NoteRecord, StateDB
 from vaultmem.index.vectors import DenseHit, Nearest, NoteLookup, VectorIndex
 from vaultmem.models import Explain, MemoryResult, Neighbour, NoteSummary, RankPart, SearchResult
 from vaultmem.search.budget import ESTIMATE, pack
-from vaultmem.search.filters import MODES
+from vaultmem.search.filters import DEFAULT_MODE, MODES
 from vaultmem.search.fusion import (
     CALIBRATED_MIN_NOTES,
     FULL_COVERAGE,
@@ -44,7 +44,7 @@ CANDIDATES_MIN = 50
 
 @dataclass(frozen=True, slots=True)
 class SearchOptions:
-    mode: str = "hybrid"
+    mode: str = DEFAULT_MODE
     limit: int = 10
     bm25_weight: float = 1.0
     embedding_weight: float = 1.0

@@ -23,7 +23,7 @@ from vaultmem.errors import InvalidInput
 from vaultmem.index.documents import changed_epoch, created_epoch, dated_epoch
 from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import QueryMatch, QueryResult
-from vaultmem.search.filters import parse_date_bound, scopes_for, types_for
+from vaultmem.search.filters import QUERY_LIMIT, QUERY_MIN_RELEVANCE, parse_date_bound, scopes_for, types_for
 from vaultmem.search.grep import (
     FOLD,
     HALF_LIFE_DAYS,
@@ -70,8 +70,8 @@ class QueryRequest:
     until: str | None = None
     changed_since: str | None = None  # changed (the `updated` field or the file) at or after
     changed_until: str | None = None
-    limit: int = 10
-    min_relevance: float = 0.3
+    limit: int = QUERY_LIMIT
+    min_relevance: float = QUERY_MIN_RELEVANCE
     regex: bool = False
     include_expired: bool = False
 

@@ -12,7 +12,7 @@ from vaultmem.errors import InvalidInput, UsageError
 from vaultmem.index.documents import Filters
 from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import SearchResult
-from vaultmem.search.filters import MODES, parse_date_bound, scopes_for, types_for
+from vaultmem.search.filters import DEFAULT_MODE, MODES, parse_date_bound, scopes_for, types_for
 from vaultmem.search.fusion import RECOMMENDED_MIN_SCORE
 from vaultmem.search.hybrid import Dense, Retrievers, SearchOptions, run_search
 from vaultmem.services.app import App
@@ -49,7 +49,7 @@ class FilterSpec:
 @dataclass(frozen=True, slots=True)
 class SearchRequest:
     query: str
-    mode: str = "hybrid"
+    mode: str = DEFAULT_MODE
     limit: int | None = None
     filters: FilterSpec = field(default_factory=FilterSpec)
     bm25_weight: float | None = None
