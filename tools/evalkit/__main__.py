@@ -33,13 +33,25 @@ import functools
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tools.corpora import load_cranfield, load_questions, load_vault_notes
+from tools.evalkit.locomo import GHOST, Conversation, build_vault, load_conversations, load_split, locomo_task
 from tools.evalkit.metrics import answer_tokens, mean
-from tools.evalkit.peers import TOP_K, run_bm25s, run_exact_minilm
-from tools.evalkit.report import END_MARKER, MODE_SYSTEM, NO_CUT, START_MARKER, Report, render_section, score_task
+from tools.evalkit.paraphrase import paraphrase_subset
+from tools.evalkit.peers import TOP_K, per_group, run_bm25s, run_exact_minilm
+from tools.evalkit.report import (
+    END_MARKER,
+    MODE_SYSTEM,
+    NO_CUT,
+    PARAPHRASE,
+    START_MARKER,
+    Report,
+    render_section,
+    score_task,
+)
 from tools.evalkit.tasks import (
     QUESTIONS,
     Task,
@@ -71,76 +83,110 @@ def _measure(report: Report, system: str, task: Task, rank: Callable[[], list[li
         return
     report.seconds[system, task.name] = time.perf_counter() - start
     report.scores[system, task.name] = score_task(task, rankings)
-    shown = ", ".join(f"{k} {v:.3f}" for k, v in report.scores[system, task.name].items())
+    shown = ", ".join(f"{k} {v:.3f}" for k, v in report.scores[system, task.name].items() if ":" not in k)
     log(f"{system} on {task.name}: {shown} ({report.seconds[system, task.name]:.1f} s)")
 
 
-def evaluate_vaultmem(
-    task: Task,
-    report: Report,
-    vault: Path,
-    files: Mapping[str, str],
-    to_doc: Callable[[str], str | None],
-    precision: str | None = None,
-) -> None:
-    """Index the corpus as a vault once, then every vaultmem figure from one searcher on it."""
-    start = time.perf_counter()
-    try:
-        indexed = build_and_index(vault, files, precision)
-    except Exception as exc:  # index once per corpus, fail once: every vaultmem row is n/a
-        for system in (*MODE_SYSTEM.values(), NO_CUT):
-            report.errors[system, task.name] = f"{type(exc).__name__}: {exc}"
-        log(f"vaultmem index of {task.name}: n/a ({type(exc).__name__}: {exc})")
-        return
-    indexed["wall_seconds"] = time.perf_counter() - start
-    log(f"vaultmem index of {task.name}: {json.dumps({k: v for k, v in indexed.items() if not isinstance(v, list)})}")
+@dataclass
+class VaultPart:
+    """One vault of a set and the queries searched in it (a set is one vault, LoCoMo one per
+    conversation): `build` writes and indexes it and returns note path -> doc id (None: use
+    `to_doc`) with the index's figures."""
 
-    search, close = open_searcher(vault)
+    vault: Path
+    build: Callable[[], tuple[Mapping[str, str] | None, dict[str, Any]]]
+    to_doc: Callable[[str], str | None]
+    queries: list[int]  # positions in the task's queries
+    ghost: str | None = None
 
-    def docs(answer: Mapping[str, Any]) -> list[str]:
-        return [doc for doc in map(to_doc, _result_paths(answer)) if doc is not None]
 
-    def rank(mode: str) -> list[list[str]]:
-        # In-domain queries, then the off-topic ones, whose answers only count as empty or not.
-        answers = [search(query, mode, TOP_K, None) for query in [*task.queries, *task.offtopic]]
-        inside, outside = answers[: len(task.queries)], answers[len(task.queries) :]
-        if task.offtopic:
-            report.offtopic[MODE_SYSTEM[mode], task.name] = [len(a.get("results", [])) for a in outside]
-        return [docs(answer) for answer in inside]
+def single_vault(
+    task: Task, vault: Path, files: Mapping[str, str], to_doc: Callable[[str], str | None], precision: str | None
+) -> list[VaultPart]:
+    return [
+        VaultPart(
+            vault, lambda: (None, build_and_index(vault, files, precision)), to_doc, list(range(len(task.queries)))
+        )
+    ]
 
-    try:
+
+def evaluate_vaultmem(task: Task, report: Report, parts: Sequence[VaultPart]) -> None:
+    """Index each vault once, then every vaultmem figure from one searcher per vault."""
+    systems = (*MODE_SYSTEM.values(), NO_CUT)
+    rankings: dict[str, list[list[str]]] = {system: [[] for _ in task.queries] for system in systems}
+    offtopic: dict[str, list[int]] = {mode: [] for mode in MODES}
+    tokens: list[float] = []
+    seconds = dict.fromkeys(systems, 0.0)
+    for part in parts:
+        start = time.perf_counter()
+        try:
+            paths, indexed = part.build()
+        except Exception as exc:  # index once per vault, fail once: every vaultmem row is n/a
+            for system in systems:
+                report.errors[system, task.name] = f"{type(exc).__name__}: {exc}"
+            log(f"vaultmem index of {task.name} ({part.vault.name}): n/a ({type(exc).__name__}: {exc})")
+            return
+        indexed["wall_seconds"] = time.perf_counter() - start
+        shown = {k: v for k, v in indexed.items() if not isinstance(v, list)}
+        log(f"vaultmem index of {task.name} ({part.vault.name}): {json.dumps(shown)}")
+        to_doc = part.to_doc if paths is None else paths.get
+        search, close = open_searcher(part.vault, part.ghost)
+
+        def docs(answer: Mapping[str, Any], to_doc: Callable[[str], str | None] = to_doc) -> list[str]:
+            return [doc for doc in map(to_doc, _result_paths(answer)) if doc is not None]
+
+        try:
+            for system, mode, cut in [*((MODE_SYSTEM[m], m, None) for m in MODES), (NO_CUT, "hybrid", 0.0)]:
+                began = time.perf_counter()
+                for i in part.queries:
+                    rankings[system][i] = docs(search(task.queries[i], mode, TOP_K, cut))
+                if cut is None and task.offtopic:
+                    offtopic[mode] += [len(search(q, mode, TOP_K, None).get("results", [])) for q in task.offtopic]
+                seconds[system] += time.perf_counter() - began
+            if task.tokens:
+                tokens += [answer_tokens(search(task.queries[i], "hybrid", ANSWER_LIMIT, None)) for i in part.queries]
+        except Exception as exc:  # one failing vault loses vaultmem's rows, never the peers'
+            for system in systems:
+                report.errors[system, task.name] = f"{type(exc).__name__}: {exc}"
+            log(f"vaultmem search on {task.name} ({part.vault.name}): n/a ({type(exc).__name__}: {exc})")
+            return
+        finally:
+            close()
+    for system in systems:
+        _measure(report, system, task, functools.partial(lambda s: rankings[s], system))
+        report.seconds[system, task.name] = seconds[system]
+    if task.offtopic:
         for mode in MODES:
-            _measure(report, MODE_SYSTEM[mode], task, functools.partial(rank, mode))
-        _measure(report, NO_CUT, task, lambda: [docs(search(q, "hybrid", TOP_K, 0.0)) for q in task.queries])
-        if task.tokens:
-            try:
-                report.tokens[task.name] = [
-                    answer_tokens(search(q, "hybrid", ANSWER_LIMIT, None)) for q in task.queries
-                ]
-            except Exception as exc:
-                report.errors["tokens per answer", task.name] = f"{type(exc).__name__}: {exc}"
-            else:
-                sizes = report.tokens[task.name]
-                log(f"tokens per answer on {task.name}: mean {mean(sizes):.0f}, max {max(sizes):.0f}")
-    finally:
-        close()
+            report.offtopic[MODE_SYSTEM[mode], task.name] = offtopic[mode]
+    if tokens:
+        report.tokens[task.name] = tokens
+        log(f"tokens per answer on {task.name}: mean {mean(tokens):.0f}, max {max(tokens):.0f}")
 
 
-def evaluate(
-    task: Task,
-    report: Report,
-    work: Path,
-    vault_files: Mapping[str, str] | None,
-    to_doc: Callable[[str], str | None],
-    precision: str | None = None,
-) -> None:
+def evaluate(task: Task, report: Report, work: Path, parts: Sequence[VaultPart] | None) -> None:
     report.sets[task.name] = task.measure
+    texts = dict(zip(task.doc_ids, task.texts, strict=True))
+    task.subsets[PARAPHRASE] = paraphrase_subset(task.query_ids, task.queries, task.qrels, texts, task.splits)
     cache = work / "embeddings"
-    _measure(report, "bm25s", task, lambda: run_bm25s(task))
-    _measure(report, "exact MiniLM", task, lambda: run_exact_minilm(task, cache))
-    _measure(report, "exact MiniLM, chunked", task, lambda: run_exact_minilm(task, cache, chunked=True))
-    if vault_files is not None:
-        evaluate_vaultmem(task, report, vault_dir(work, task.name, precision), vault_files, to_doc, precision)
+    _measure(report, "bm25s", task, lambda: per_group(task, run_bm25s))
+    _measure(report, "exact MiniLM", task, lambda: per_group(task, lambda t: run_exact_minilm(t, cache)))
+    _measure(
+        report,
+        "exact MiniLM, chunked",
+        task,
+        lambda: per_group(task, lambda t: run_exact_minilm(t, cache, chunked=True)),
+    )
+    if parts is not None:
+        evaluate_vaultmem(task, report, parts)
+
+
+def locomo_parts(task: Task, convs: Sequence[Conversation], work: Path) -> list[VaultPart]:
+    parts = []
+    for conv in convs:
+        vault = work / "vaults-locomo" / conv.name
+        asked = [i for i, qid in enumerate(task.query_ids) if task.groups[qid] == conv.name]
+        parts.append(VaultPart(vault, functools.partial(build_vault, vault, conv), lambda p: None, asked, GHOST))
+    return parts
 
 
 def describe(task: Task, docs: str) -> str:
@@ -166,7 +212,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         default=None,
         help="markdown file whose eval section is (re)written, e.g. docs/BENCHMARKS.md",
     )
-    parser.add_argument("--only", choices=("cranfield", "obsidian", "tldr"), default=None)
+    parser.add_argument("--only", choices=("cranfield", "obsidian", "tldr", "locomo"), default=None)
     parser.add_argument("--skip-vaultmem", action="store_true", help="peers only")
     parser.add_argument("--work", type=Path, default=WORK / "eval", help="vaults and embedding cache (gitignored)")
     parser.add_argument("--questions", type=Path, default=QUESTIONS)
@@ -188,19 +234,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         data = load_cranfield(args.corpora / "cranfield")
         task = cranfield_task(data)
         report.counts[task.name] = describe(task, "abstracts")
-        files = None if args.skip_vaultmem else cranfield_vault_files(data)
-        evaluate(task, report, args.work, files, cranfield_doc_id, args.precision)
+        parts = None
+        if not args.skip_vaultmem:
+            vault = vault_dir(args.work, task.name, args.precision)
+            parts = single_vault(task, vault, cranfield_vault_files(data), cranfield_doc_id, args.precision)
+        evaluate(task, report, args.work, parts)
     if args.only in (None, "obsidian"):
         notes = load_vault_notes(args.corpora / "obsidian-help-en")
         task = obsidian_task(notes, load_questions(args.questions))
         report.counts[task.name] = describe(task, "notes")
-        files = None if args.skip_vaultmem else obsidian_vault_files(notes)
-        evaluate(task, report, args.work, files, shared_doc_id, args.precision)
+        parts = None
+        if not args.skip_vaultmem:
+            vault = vault_dir(args.work, task.name, args.precision)
+            parts = single_vault(task, vault, obsidian_vault_files(notes), shared_doc_id, args.precision)
+        evaluate(task, report, args.work, parts)
     if args.only in (None, "tldr"):
         pages = tldr_vault_files(args.corpora)
         task = tldr_task(pages)
         report.counts[task.name] = describe(task, "English pages")
-        evaluate(task, report, args.work, None if args.skip_vaultmem else pages, shared_doc_id, args.precision)
+        parts = None
+        if not args.skip_vaultmem:
+            vault = vault_dir(args.work, task.name, args.precision)
+            parts = single_vault(task, vault, pages, shared_doc_id, args.precision)
+        evaluate(task, report, args.work, parts)
+    if args.only in (None, "locomo"):
+        convs = load_conversations(args.corpora)
+        task = locomo_task(convs, load_split())
+        report.counts[task.name] = describe(task, f"turns of {len(convs)} conversations, one vault each")
+        evaluate(task, report, args.work, None if args.skip_vaultmem else locomo_parts(task, convs, args.work))
     if args.skip_vaultmem:
         report.notes.append("vaultmem rows skipped (--skip-vaultmem).")
     if args.precision is not None:

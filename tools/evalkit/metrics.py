@@ -59,12 +59,15 @@ def mean(values: Sequence[float]) -> float:
 
 
 # How each set is judged: "graded" (Cranfield: nDCG@10 too, recall@5 = share of the judged docs
-# in the top 5), "answer" (one answering note: recall@5), "known-item" (recall@5 = a hit).
+# in the top 5), "answer" (one answering note: recall@5), "known-item" (recall@5 = a hit),
+# "evidence" (LoCoMo: recall@k = any evidence turn in the top k, at 5 and 10).
 MEASURES = {
     "graded": ("ndcg@10", "recall@5", "mrr@10"),
     "answer": ("recall@5", "mrr@10"),
     "known-item": ("recall@5", "mrr@10"),
+    "evidence": ("recall@5", "recall@10", "mrr@10"),
 }
+HIT_MEASURES = ("known-item", "evidence")
 
 
 def query_metrics(ranked: Sequence[str], qrels: Mapping[str, float], measure: str) -> dict[str, float]:
@@ -73,8 +76,10 @@ def query_metrics(ranked: Sequence[str], qrels: Mapping[str, float], measure: st
     out: dict[str, float] = {}
     if measure == "graded":
         out["ndcg@10"] = ndcg_at_k(ranked, qrels, 10)
-    recall = hit_at_k if measure == "known-item" else recall_at_k
+    recall = hit_at_k if measure in HIT_MEASURES else recall_at_k
     out["recall@5"] = recall(ranked, relevant, 5)
+    if "recall@10" in MEASURES[measure]:
+        out["recall@10"] = recall(ranked, relevant, 10)
     out["mrr@10"] = mrr_at_k(ranked, relevant, 10)
     return out
 

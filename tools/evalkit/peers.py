@@ -7,7 +7,7 @@ import functools
 import hashlib
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,28 @@ from tools.evalkit.tasks import Task
 
 TOP_K = 10
 MODEL_NAME = "all-MiniLM-L6-v2"
+
+
+def per_group(task: Task, run: Callable[[Task], list[list[str]]]) -> list[list[str]]:
+    """`run` over each group of a grouped task on its own (a LoCoMo question among its own
+    conversation's turns), the rankings put back in the task's query order."""
+    if not task.groups:
+        return run(task)
+    out: list[list[str]] = [[] for _ in task.queries]
+    for group in dict.fromkeys(task.groups.values()):
+        docs = [i for i, doc in enumerate(task.doc_ids) if task.group_of_doc(doc) == group]
+        asked = [i for i, qid in enumerate(task.query_ids) if task.groups.get(qid) == group]
+        part = Task(
+            name=f"{task.name}-{group}",
+            doc_ids=[task.doc_ids[i] for i in docs],
+            texts=[task.texts[i] for i in docs],
+            queries=[task.queries[i] for i in asked],
+            query_ids=[task.query_ids[i] for i in asked],
+            qrels={},
+        )
+        for i, ranking in zip(asked, run(part), strict=True):
+            out[i] = ranking
+    return out
 
 
 def run_bm25s(task: Task, k: int = TOP_K) -> list[list[str]]:

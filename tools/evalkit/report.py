@@ -17,16 +17,22 @@ END_MARKER = "<!-- eval:end -->"
 
 
 def score_task(task: Task, rankings: Sequence[Sequence[str]]) -> dict[str, float]:
-    """`metric/split` -> mean over the split's queries, for the task's metrics and every split."""
+    """`metric/split` -> mean over the split's queries, for the task's metrics and every
+    split; and `metric/subset:split` for each of the task's named subsets."""
     per_query = [
-        (task.splits.get(q, ""), query_metrics(r, task.qrels.get(q, {}), task.measure))
+        (q, task.splits.get(q, ""), query_metrics(r, task.qrels.get(q, {}), task.measure))
         for q, r in zip(task.query_ids, rankings, strict=True)
     ]
     scores: dict[str, float] = {}
-    for split in SPLITS:
-        inside = [m for s, m in per_query if split == "all" or s == split]
-        for metric in MEASURES[task.measure]:
-            scores[f"{metric}/{split}"] = mean([m[metric] for m in inside])
+    for subset in [None, *task.subsets]:
+        members = task.subsets.get(subset) if subset is not None else None
+        for split in SPLITS:
+            inside = [
+                m for q, s, m in per_query if (split == "all" or s == split) and (members is None or q in members)
+            ]
+            for metric in MEASURES[task.measure]:
+                key = f"{metric}/{split}" if subset is None else f"{metric}/{subset}:{split}"
+                scores[key] = mean([m[metric] for m in inside])
     return scores
 
 
@@ -44,8 +50,14 @@ SYSTEMS = [
 MODE_SYSTEM = {"hybrid": DEFAULT, "bm25": "vaultmem --mode bm25", "vector": "vaultmem --mode vector"}
 # What default hybrid must beat on every test split (issue 11): each single retriever.
 SINGLES = [s for s in SYSTEMS if s not in (DEFAULT, NO_CUT)]
-SET_TITLES = {"cranfield": "Cranfield", "obsidian": "Obsidian Help", "tldr": "tldr known-item"}
-METRIC_TITLES = {"ndcg@10": "nDCG@10", "recall@5": "R@5", "mrr@10": "MRR@10"}
+SET_TITLES = {
+    "cranfield": "Cranfield",
+    "obsidian": "Obsidian Help",
+    "tldr": "tldr known-item",
+    "locomo": "LoCoMo conversation memory",
+}
+METRIC_TITLES = {"ndcg@10": "nDCG@10", "recall@5": "R@5", "recall@10": "R@10", "mrr@10": "MRR@10"}
+PARAPHRASE = "paraphrase"  # the subset of paraphrase.py
 
 
 @dataclass
@@ -61,7 +73,7 @@ class Report:
 
 
 def _cell(report: Report, system: str, corpus: str, metric: str) -> str:
-    if (system, corpus) in report.scores:
+    if (system, corpus) in report.scores and metric in report.scores[system, corpus]:
         return f"{report.scores[system, corpus][metric]:.3f}"
     return "n/a" if (system, corpus) in report.errors else "—"
 
@@ -74,6 +86,35 @@ def set_columns(measure: str) -> list[str]:
 def render_set_table(report: Report, corpus: str) -> str:
     columns = set_columns(report.sets[corpus])
     titles = [f"{METRIC_TITLES[c.split('/')[0]]} {c.split('/')[1]}" for c in columns]
+    return render_table(report, corpus, columns, titles)
+
+
+def render_subset_table(report: Report, corpus: str, subsets: Sequence[str], splits: Sequence[str]) -> str | None:
+    """Columns metric/subset:split for the subsets a set has scores for."""
+    measured = [s for s in SYSTEMS if (s, corpus) in report.scores]
+    if not measured:
+        return None
+    have = report.scores[measured[0], corpus]
+    columns = [
+        f"{metric}/{subset}:{split}"
+        for subset in subsets
+        for split in splits
+        for metric in MEASURES[report.sets[corpus]]
+        if metric != "ndcg@10" or subset == PARAPHRASE
+        if f"{metric}/{subset}:{split}" in have
+    ]
+    if not columns:
+        return None
+
+    def title(column: str) -> str:
+        metric, where = column.split("/")
+        subset, split = where.split(":")
+        return f"{METRIC_TITLES[metric]} {split}" if subset == PARAPHRASE else f"{subset} {METRIC_TITLES[metric]}"
+
+    return render_table(report, corpus, columns, [title(c) for c in columns])
+
+
+def render_table(report: Report, corpus: str, columns: Sequence[str], titles: Sequence[str]) -> str:
     rows = [[_cell(report, system, corpus, column) for column in columns] for system in SYSTEMS]
     best = [max((row[i] for row in rows if row[i][0].isdigit()), default=None) for i in range(len(columns))]
     lines = ["| system | " + " | ".join(titles) + " |", "|---|" + "---:|" * len(columns)]
@@ -83,24 +124,27 @@ def render_set_table(report: Report, corpus: str) -> str:
     return "\n".join(lines)
 
 
-def verdict(report: Report, corpus: str) -> str | None:
-    """Default hybrid against the best single retriever on the test split, R@5 and MRR@10."""
-    if (DEFAULT, corpus) not in report.scores:
+def verdict(report: Report, corpus: str, where: str = "test") -> str | None:
+    """Default hybrid against the best single retriever on the test split (or `where`, e.g.
+    `paraphrase:test`), R@5 and MRR@10 (nDCG@10 too for a graded set)."""
+    if (DEFAULT, corpus) not in report.scores or f"recall@5/{where}" not in report.scores[DEFAULT, corpus]:
         return None
     parts, beats = [], True
-    for metric in ("recall@5", "mrr@10"):
-        key = f"{metric}/test"
+    metrics = ("ndcg@10", "recall@5", "mrr@10") if report.sets[corpus] == "graded" else ("recall@5", "mrr@10")
+    for metric in metrics:
+        key = f"{metric}/{where}"
         mine = report.scores[DEFAULT, corpus][key]
         others = [(report.scores[s, corpus][key], s) for s in SINGLES if (s, corpus) in report.scores]
         if not others:
             return None
         value, system = max(others)
-        beats = beats and mine > value
+        beats = beats and mine >= value
         parts.append(f"{METRIC_TITLES[metric]} {mine:.3f} vs {value:.3f} ({system})")
     missing = [s for s in SINGLES if (s, corpus) not in report.scores]
     tail = f" (without {', '.join(missing)})" if missing else ""
-    answer = "beats every single retriever" if beats else "does **not** beat every single retriever"
-    return f"Test split, default hybrid against the best single retriever: {'; '.join(parts)}: {answer}{tail}."
+    answer = "at least every single retriever" if beats else "**below** a single retriever"
+    label = "Test split" if where == "test" else f"{where.split(':')[0].capitalize()} subset of the test split"
+    return f"{label}, default hybrid against the best single retriever: {'; '.join(parts)}: {answer}{tail}."
 
 
 def _share(counts: Sequence[int] | None) -> str:
@@ -139,6 +183,13 @@ def render_cut_table(report: Report) -> str | None:
     return "\n".join(lines)
 
 
+CATEGORY_ORDER = ("single-hop", "multi-hop", "temporal", "open-domain")
+
+
+def _any_scores(report: Report, corpus: str) -> dict[str, float]:
+    return next((report.scores[s, corpus] for s in SYSTEMS if (s, corpus) in report.scores), {})
+
+
 def render_section(report: Report, total_seconds: float) -> str:
     when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     body = [
@@ -151,9 +202,19 @@ def render_section(report: Report, total_seconds: float) -> str:
     ]
     for corpus in report.sets:
         body += ["", f"### {SET_TITLES[corpus]}: {report.counts[corpus]}", "", render_set_table(report, corpus)]
-        line = verdict(report, corpus)
-        if line:
-            body += ["", f"- {line}"]
+        lines = [verdict(report, corpus), verdict(report, corpus, f"{PARAPHRASE}:test")]
+        body += [""] + [f"- {line}" for line in lines if line]
+        table = render_subset_table(report, corpus, [PARAPHRASE], ("tune", "test"))
+        if table:
+            body += [
+                "",
+                "Paraphrase subset (the third of each split sharing the fewest content words with its answer):",
+            ]
+            body += ["", table]
+        categories = [c for c in CATEGORY_ORDER if any(f"/{c}:" in k for k in _any_scores(report, corpus))]
+        table = render_subset_table(report, corpus, categories, ("test",)) if categories else None
+        if table:
+            body += ["", "Test split by question category:", "", table]
     cut_table = render_cut_table(report)
     if cut_table:
         body += ["", "### Relevance cut and answer size", "", cut_table]

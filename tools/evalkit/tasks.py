@@ -38,6 +38,16 @@ class Task:
     measure: str = "answer"  # a key of MEASURES
     offtopic: list[str] = field(default_factory=list)  # questions the corpus does not answer
     tokens: bool = False  # also measure the size of `search --json --limit 5` over `queries`
+    # query id -> the group whose documents alone it is searched among (LoCoMo: one
+    # conversation); empty: every query over every document
+    groups: dict[str, str] = field(default_factory=dict)
+    # named subsets of the queries reported on their own (LoCoMo's categories; the
+    # paraphrase subset, paraphrase.py)
+    subsets: dict[str, set[str]] = field(default_factory=dict)
+
+    def group_of_doc(self, doc: str) -> str:
+        """The group of a document of a grouped task: its id up to the first `/`."""
+        return doc.split("/", 1)[0]
 
 
 def load_offtopic(name: str) -> list[str]:

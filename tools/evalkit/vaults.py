@@ -18,7 +18,7 @@ def vaultmem_bin() -> str:
     return str(local) if local.exists() else "vaultmem"
 
 
-def _run_cli(args: Sequence[str], timeout: float = 3600) -> Any:
+def run_cli(args: Sequence[str], timeout: float = 3600) -> Any:
     """Run `vaultmem ARGS --json`; return its JSON or raise with the CLI's own error text."""
     proc = subprocess.run(
         [vaultmem_bin(), *args, "--json"], capture_output=True, text=True, timeout=timeout, check=False
@@ -47,7 +47,7 @@ def _sync_vault(vault: Path, files: Mapping[str, str]) -> None:
         if vault.exists():
             shutil.rmtree(vault)
         vault.parent.mkdir(parents=True, exist_ok=True)
-        _run_cli(["init", str(vault)])
+        run_cli(["init", str(vault)])
     for path in list(vault.rglob("*.md")):  # listed first: deleting while walking is unsafe
         relative = path.relative_to(vault)
         if relative.as_posix() not in files and not any(part.startswith(".") for part in relative.parts):
@@ -79,7 +79,7 @@ def build_and_index(vault: Path, files: Mapping[str, str], precision: str | None
     _sync_vault(vault, files)
     if precision is not None:
         set_precision(vault, precision)
-    return dict(_run_cli(["index", "--vault", str(vault)]))
+    return dict(run_cli(["index", "--vault", str(vault)]))
 
 
 def _result_paths(result: Any) -> list[str]:
@@ -93,7 +93,7 @@ def _result_paths(result: Any) -> list[str]:
 Searcher = Callable[[str, str, int, float | None], dict[str, Any]]
 
 
-def _in_process_searcher(vault: Path) -> tuple[Searcher, Callable[[], None]] | None:
+def _in_process_searcher(vault: Path, ghost: str | None = None) -> tuple[Searcher, Callable[[], None]] | None:
     """IN-PROCESS PATH (preferred): call the search service directly, one App for every query
     on the vault (all modes), so the model and indexes load once instead of once per query.
 
@@ -107,7 +107,7 @@ def _in_process_searcher(vault: Path) -> tuple[Searcher, Callable[[], None]] | N
         from vaultmem.services.search import search as search_service
     except ImportError:
         return None
-    app = App.open(vault, None)
+    app = App.open(vault, ghost)
     caught_up = False
 
     def search(query: str, mode: str, limit: int, min_score: float | None) -> dict[str, Any]:
@@ -122,18 +122,21 @@ def _in_process_searcher(vault: Path) -> tuple[Searcher, Callable[[], None]] | N
     return search, app.close
 
 
-def _cli_searcher(vault: Path) -> Searcher:
+def _cli_searcher(vault: Path, ghost: str | None = None) -> Searcher:
     """FALLBACK: one `vaultmem search` process per query (slow: each pays the cold start)."""
 
     def search(query: str, mode: str, limit: int, min_score: float | None) -> dict[str, Any]:
         args = ["search", query, "--vault", str(vault), "--limit", str(limit), "--mode", mode]
+        if ghost is not None:
+            args += ["--ghost", ghost]
         if min_score is not None:
             args += ["--min-score", str(min_score)]
-        return dict(_run_cli(args))
+        return dict(run_cli(args))
 
     return search
 
 
-def open_searcher(vault: Path) -> tuple[Searcher, Callable[[], None]]:
-    """The service in process if present, else the CLI; call the second item when done."""
-    return _in_process_searcher(vault) or (_cli_searcher(vault), lambda: None)
+def open_searcher(vault: Path, ghost: str | None = None) -> tuple[Searcher, Callable[[], None]]:
+    """The service in process if present, else the CLI, searching as `ghost` (None: no
+    ghost); call the second item when done."""
+    return _in_process_searcher(vault, ghost) or (_cli_searcher(vault, ghost), lambda: None)
