@@ -123,7 +123,7 @@ class McpRows(WarmRows):
         notes = (
             f"{reps} runs, raw JSON-RPC over stdio, timed from spawn; the server starts a watcher in the background "
             f"and answers meanwhile. First memory_search answered {lat(firsts)} after spawn, in mode "
-            f"{', '.join(sorted(set(modes)))} (bm25: the watcher was still loading the model, and said so)"
+            f"{', '.join(sorted(set(modes)))} (a hybrid search waits for the model the watcher loads)"
         )
         return lat(inits), "", notes, ok
 

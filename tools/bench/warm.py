@@ -261,7 +261,7 @@ class WarmRows(ColdRows):
         ok = at_target_size(v, median(rest) < 0.100)
         notes = (
             f"the first call starts a watcher (cli/autostart.py) and is answered by it; the other 19 are forwarded to it. "
-            f"{lexical} of 20 answered with BM25 + graph while the watcher was still loading the model; "
+            f"{lexical} of 20 answered with BM25 + graph alone (a hybrid search waits for the model the watcher loads); "
             "the watcher was stopped after"
         )
         return f"first {secs(runs[0].seconds)} · rest {lat(rest)}", "", notes, ok

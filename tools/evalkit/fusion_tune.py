@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import functools
 import json
 import math
 from collections.abc import Callable, Sequence
@@ -26,8 +27,18 @@ from pathlib import Path
 from typing import Any
 
 from tools.corpora import load_cranfield, load_vault_notes
+from tools.evalkit.locomo import GHOST, build_vault, doc_id, load_conversations, load_split, locomo_task
 from tools.evalkit.metrics import ndcg_at_k, recall_at_k
-from tools.evalkit.tasks import DATA, QUESTIONS, cranfield_vault_files, obsidian_vault_files, tldr_vault_files
+from tools.evalkit.paraphrase import paraphrase_subset
+from tools.evalkit.tasks import (
+    DATA,
+    QUESTIONS,
+    cranfield_vault_files,
+    load_offtopic,
+    note_stem,
+    obsidian_vault_files,
+    tldr_vault_files,
+)
 from tools.evalkit.vaults import build_and_index
 from tools.machine import git_state
 from tools.repo import CORPORA, WORK
@@ -42,11 +53,15 @@ PEERS_TUNE: dict[str, dict[str, dict[str, float]]] = {
         "cranfield": {"r5": 0.280, "mrr": 0.519},
         "obsidian": {"r5": 0.755, "mrr": 0.637},
         "tldr": {"r5": 0.965, "mrr": 0.881},
+        "locomo": {"r5": 0.514, "mrr": 0.383},
+        "locomo~para": {"r5": 0.074, "mrr": 0.044},
     },
     "exact MiniLM": {
         "cranfield": {"r5": 0.284, "mrr": 0.524},
         "obsidian": {"r5": 0.736, "mrr": 0.671},
         "tldr": {"r5": 0.725, "mrr": 0.593},
+        "locomo": {"r5": 0.448, "mrr": 0.304},
+        "locomo~para": {"r5": 0.230, "mrr": 0.136},
     },
     "exact MiniLM, chunked": {
         "cranfield": {"r5": 0.293, "mrr": 0.516},
@@ -88,50 +103,112 @@ def sets(corpora: Path) -> dict[str, dict[str, Any]]:
         data = json.loads((DATA / f"offtopic_{name}.json").read_text())
         return [{"id": q["id"], "query": q["question"], "relevant": {}, "split": "offtopic"} for q in data["questions"]]
 
+    cran_files, obs_files, tldr_files = (
+        cranfield_vault_files(cran),
+        obsidian_vault_files(notes),
+        tldr_vault_files(corpora),
+    )
+    # The texts the paraphrase subset compares questions with: what the peers index (tasks.py).
+    cran_texts = {f"shared/cran-{int(d.id):04d}.md": f"{d.title}\n{d.text}" for d in cran.docs.values()}
+    obs_texts = {path: f"{note_stem(path)}\n{text}" for path, text in obs_files.items()}
     return {
-        "cranfield": {"files": cranfield_vault_files(cran), "questions": cran_qs + offtopic("cranfield")},
-        "obsidian": {"files": obsidian_vault_files(notes), "questions": obs_qs + offtopic("obsidian")},
-        "tldr": {"files": tldr_vault_files(corpora), "questions": tldr_qs + offtopic("tldr")},
+        "cranfield": {"files": cran_files, "texts": cran_texts, "questions": cran_qs + offtopic("cranfield")},
+        "obsidian": {"files": obs_files, "texts": obs_texts, "questions": obs_qs + offtopic("obsidian")},
+        "tldr": {"files": tldr_files, "texts": tldr_files, "questions": tldr_qs + offtopic("tldr")},
     }
 
 
 # --- dump -------------------------------------------------------------------------------------
 
 
-def dump(corpora: Path, work: Path, only: Sequence[str]) -> None:
-    from vaultmem.search.passages import coverage
-    from vaultmem.services.app import App
-    from vaultmem.services.search import FilterSpec, SearchRequest, build_filters, read_body, search
+def _paraphrase_flags(questions: list[dict[str, Any]], texts: dict[str, str]) -> None:
+    """Mark each question of the paraphrase subset (paraphrase.py) `para`: True."""
+    asked = [q for q in questions if q["split"] != "offtopic"]
+    chosen = paraphrase_subset(
+        [q["id"] for q in asked],
+        [q["query"] for q in asked],
+        {q["id"]: q["relevant"] for q in asked},
+        texts,
+        {q["id"]: q["split"] for q in asked},
+    )
+    for q in questions:
+        q["para"] = q["id"] in chosen
 
+
+def dump(corpora: Path, work: Path, only: Sequence[str]) -> None:
     for name, data in sets(corpora).items():
         if only and name not in only:
             continue
         vault = work / name
         print(f"[fusion] {name}: {len(data['files'])} notes, {len(data['questions'])} questions", flush=True)
         print(f"[fusion] index: {build_and_index(vault, data['files'])}", flush=True)
-        app = App.open(vault, None)
-        out = []
-        for i, q in enumerate(data["questions"]):
-            row: dict[str, Any] = {**q, "bm25": [], "vector": []}
-            for mode in ("bm25", "vector"):
-                req = SearchRequest(
-                    query=q["query"], mode=mode, limit=DEPTH, graph_depth=0, explain=True, min_score=0.0
-                )
-                result = search(app, req, fresh=i > 0 or mode == "vector")
-                for r in result.results:
-                    part = getattr(r.explain, mode)
-                    value = part.score if mode == "bm25" else part.distance
-                    row[mode].append([r.summary.path, value, r.summary.trust_score])
-            fulltext = app.indexes.fulltext()
-            weights = fulltext.term_weights(q["query"], build_filters(app, FilterSpec()))
-            paths = {p for p, _, _ in row["bm25"]} | {p for p, _, _ in row["vector"]}
-            records = app.db.by_paths(paths)
-            row["coverage"] = {
-                p: coverage(read_body(app, rec) or "", weights, fulltext.term_map) for p, rec in records.items()
+        _paraphrase_flags(data["questions"], data["texts"])
+        rows = dump_vault(vault, None, data["questions"])
+        (work / f"{name}.json").write_text(json.dumps(rows))
+    if not only or "locomo" in only:
+        dump_locomo(corpora, work)
+
+
+def dump_locomo(corpora: Path, work: Path) -> None:
+    """LoCoMo: each conversation's vault (built as the eval builds it), its questions searched
+    as the ghost that wrote the memories; `relevant` holds the evidence turns' note paths."""
+    convs = load_conversations(corpora)
+    task = locomo_task(convs, load_split())
+    offtopic = load_offtopic("locomo")
+    rows: list[dict[str, Any]] = []
+    for conv in convs:
+        paths, indexed = build_vault(work / "locomo" / conv.name, conv)
+        print(f"[fusion] locomo {conv.name}: {indexed.get('added', 0)} added", flush=True)
+        by_doc = {doc: path for path, doc in paths.items()}
+        split = task.splits
+        questions = [
+            {
+                "id": qid,
+                "query": query,
+                "relevant": {by_doc[d]: 1 for d in task.qrels[qid] if d in by_doc},
+                "split": split[qid],
+                "group": conv.name,
             }
-            out.append(row)
-        app.close()
-        (work / f"{name}.json").write_text(json.dumps(out))
+            for qid, query in zip(task.query_ids, task.queries, strict=True)
+            if task.groups[qid] == conv.name
+        ]
+        questions += [
+            {"id": f"{conv.name}:off{i}", "query": q, "relevant": {}, "split": "offtopic", "group": conv.name}
+            for i, q in enumerate(offtopic)
+        ]
+        texts = {path: turn.content for turn in conv.turns if (path := by_doc.get(doc_id(conv.name, turn.dia_id)))}
+        _paraphrase_flags(questions, texts)
+        rows += dump_vault(work / "locomo" / conv.name, GHOST, questions)
+    (work / "locomo.json").write_text(json.dumps(rows))
+
+
+def dump_vault(vault: Path, ghost: str | None, questions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each question's candidates in `vault`: BM25 and dense, raw scores, passage coverage."""
+    from vaultmem.search.passages import coverage
+    from vaultmem.services.app import App
+    from vaultmem.services.search import FilterSpec, SearchRequest, build_filters, read_body, search
+
+    app = App.open(vault, ghost)
+    out = []
+    for i, q in enumerate(questions):
+        row: dict[str, Any] = {**q, "bm25": [], "vector": []}
+        for mode in ("bm25", "vector"):
+            req = SearchRequest(query=q["query"], mode=mode, limit=DEPTH, graph_depth=0, explain=True, min_score=0.0)
+            result = search(app, req, fresh=i > 0 or mode == "vector")
+            for r in result.results:
+                part = getattr(r.explain, mode)
+                value = part.score if mode == "bm25" else part.distance
+                row[mode].append([r.summary.path, value, r.summary.trust_score])
+        fulltext = app.indexes.fulltext()
+        weights = fulltext.term_weights(q["query"], build_filters(app, FilterSpec()))
+        paths = {p for p, _, _ in row["bm25"]} | {p for p, _, _ in row["vector"]}
+        records = app.db.by_paths(paths)
+        row["coverage"] = {
+            p: coverage(read_body(app, rec) or "", weights, fulltext.term_map) for p, rec in records.items()
+        }
+        out.append(row)
+    app.close()
+    return out
 
 
 # --- tune -------------------------------------------------------------------------------------
@@ -428,26 +505,93 @@ def candidates() -> dict[str, Fuse]:
     return out
 
 
-def tune(work: Path, split: str) -> None:
-    data = {
-        name: json.loads((work / f"{name}.json").read_text())
-        for name in ("cranfield", "obsidian", "tldr")
-        if (work / f"{name}.json").exists()
-    }
-    table: list[tuple[float, str, dict[str, dict[str, float]]]] = []
-    fuses = candidates()
+SET_NAMES = ("cranfield", "obsidian", "tldr", "locomo")
+
+
+def load_dumps(work: Path) -> dict[str, list[dict[str, Any]]]:
+    return {n: json.loads((work / f"{n}.json").read_text()) for n in SET_NAMES if (work / f"{n}.json").exists()}
+
+
+def views(data: dict[str, list[dict[str, Any]]], split: str) -> dict[str, list[dict[str, Any]]]:
+    """Each set's questions of `split`, and its paraphrase subset of them as `<set>~para`."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for name, rows in data.items():
+        out[name] = [r for r in rows if r["split"] == split]
+        out[f"{name}~para"] = [r for r in out[name] if r.get("para")]
+    return out
+
+
+def hybrid_sum(row: dict[str, Any], wb: float, wp: float, sat: float) -> dict[str, float]:
+    return {p: c + wb * b + wp * v for p, (c, b, v) in features3(row, sat).items()}
+
+
+def maxrel(wb: float, wp: float, sat: float, shift: float, fits: dict[str, tuple[float, float]]) -> Fuse:
+    """The larger of two calibrated relevances: the hybrid sum's (cos + wb·bm25sat + wp·cov,
+    scaled) and the cosine's alone (VECTOR_ONLY), the latter's logit moved by `shift`: a
+    note the dense side alone rates likely stays likely whatever BM25 says."""
+    s, c = fits["hybrid"]
+    sv, cv = fits["vector"]
+
+    def fuse(row: dict[str, Any]) -> list[tuple[str, float]]:
+        dense = {p: 1.0 - d for p, d, _ in row["vector"]}
+        scores = {}
+        for p, (cs, bs, cov) in features3(row, sat).items():
+            z = s * (cs + wb * bs + wp * cov) + c
+            if p in dense:
+                z = max(z, sv * dense[p] + cv + shift)
+            scores[p] = z
+        return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+
+    return fuse
+
+
+def matched(wb: float, wp: float, sat: float, gamma: float) -> Fuse:
+    """cos + m^gamma·(wb·bm25sat + wp·cov), m = the best passage coverage among the query's
+    candidates: how much of the query the lexical side matched anywhere. A question put in
+    other words than its note's matches little, and meaning decides."""
+
+    def fuse(row: dict[str, Any]) -> list[tuple[str, float]]:
+        f = features3(row, sat)
+        m = max((cov for _, _, cov in f.values()), default=0.0)
+        g = m**gamma
+        scores = {p: cs + g * (wb * bs + wp * cov) for p, (cs, bs, cov) in f.items()}
+        return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+
+    return fuse
+
+
+def tune_candidates(tune_rows: Sequence[dict[str, Any]]) -> dict[str, Fuse]:
+    out: dict[str, Fuse] = {}
+    for k in (10, 60):
+        for wv in (1.0, 1.5, 2.0):
+            out[f"rrf k={k} wv={wv}"] = rrf(k, 1.0, wv)
+    for wb in (0.5, 1.0, 1.5, 2.0, 3.0):
+        for wp in (0.2, 0.4, 0.6, 1.0):
+            for sat in (5.0, 20.0):
+                out[f"lexcov bm25={wb} cov={wp} sat={sat}"] = lexcov(wb, wp, sat)
+                for gamma in (0.5, 1.0, 2.0, 3.0):
+                    out[f"matched bm25={wb} cov={wp} sat={sat} g={gamma}"] = matched(wb, wp, sat, gamma)
+    vector_fit = fit_scale(
+        [{**r, "bm25": []} for r in tune_rows], lambda r: {p: a for p, (a, _) in features(r, 20.0).items()}
+    )
+    for wb, wp, sat in ((2.0, 0.6, 5.0), (1.0, 0.6, 5.0), (1.0, 0.4, 20.0), (0.5, 0.4, 5.0)):
+        hybrid_fit = fit_scale(tune_rows, functools.partial(hybrid_sum, wb=wb, wp=wp, sat=sat))
+        for shift in (-1.0, -0.5, 0.0, 0.5, 1.0, 2.0):
+            fits = {"hybrid": hybrid_fit, "vector": vector_fit}
+            out[f"maxrel bm25={wb} cov={wp} sat={sat} shift={shift}"] = maxrel(wb, wp, sat, shift, fits)
+    out["bm25 only"] = rrf(60, 1.0, 0.0)
+    out["vector only"] = rrf(60, 0.0, 1.0)
+    return out
+
+
+def tune(work: Path, split: str, show: int = 25) -> None:
+    data = load_dumps(work)
+    parts = views(data, split)
     tune_rows = [r for rows in data.values() for r in rows if r["split"] == "tune"]
-    fitted: dict[float, tuple[float, float, float]] = {}
-    for sat in (2.0, 5.0, 10.0, 20.0):
-        fitted[sat] = fit_logistic(tune_rows, sat)
-        a, b, c = fitted[sat]
-        fuses[f"logit sat={sat} a={a:.2f} b={b:.2f} c={c:.2f}"] = logistic(a, b, c, sat)
-    for label, fuse in fuses.items():
-        per = {
-            name: metrics([r for r in rows if r["split"] == split], fuse, graded=name == "cranfield")
-            for name, rows in data.items()
-        }
-        # One number to rank methods by: the mean of every set's recall@5 and MRR@10.
+    table: list[tuple[float, str, dict[str, dict[str, float]]]] = []
+    for label, fuse in tune_candidates(tune_rows).items():
+        per = {name: metrics(rows, fuse, graded=name.startswith("cranfield")) for name, rows in parts.items() if rows}
+        # One number to rank methods by: the mean of every view's recall@5 and MRR@10.
         key = [per[n][m] for n in per for m in ("r5", "mrr")]
         table.append((sum(key) / len(key), label, per))
     singles = {label: per for _, label, per in table if label.endswith("only")}
@@ -456,7 +600,7 @@ def tune(work: Path, split: str) -> None:
 
     def margin(per: dict[str, dict[str, float]]) -> float:
         """The smallest lead over any single retriever (its own modes and the peers) on any
-        set's recall@5 or MRR@10: the acceptance is beating each of them."""
+        view's recall@5 or MRR@10: the acceptance is at least each of them."""
         worst = 1.0
         for n, m in per.items():
             for key in ("r5", "mrr"):
@@ -467,21 +611,9 @@ def tune(work: Path, split: str) -> None:
 
     # Best lead first (to the thousandth), then the best mean.
     table.sort(key=lambda item: (-round(margin(item[2]), 3), -item[0]))
-    for score, label, per in table[:15] + [t for t in table if t[1].endswith("only") or t[1] in SHOW]:
+    for score, label, per in table[:show] + [t for t in table if t[1].endswith("only")]:
         cells = "  ".join(f"{n} {per[n]['r5']:.3f}/{per[n]['mrr']:.3f}" for n in per)
-        print(f"{score:.4f} m={margin(per):+.3f}  {label:44s} {cells}")
-    for sat, (a, b, c) in fitted.items():
-        fuse = logistic(a, b, c, sat)
-        for cut in (0.3, 0.4, 0.5, 0.6, 0.7):
-            line = [f"sat={sat} cut={cut}:"]
-            for name, rows in data.items():
-                inside = [r for r in rows if r["split"] == split]
-                kept = sum(1 for r in inside if any(p in r["relevant"] and s >= cut for p, s in fuse(r)[:5]))
-                found = sum(1 for r in inside if any(p in r["relevant"] for p, _ in fuse(r)[:5]))
-                off = [r for r in rows if r["split"] == "offtopic"]
-                empty = sum(1 for r in off if all(s < cut for _, s in fuse(r)[:10]))
-                line.append(f"{name} R@5 {found}->{kept}/{len(inside)} offtopic-empty {empty}/{len(off)}")
-            print("  ".join(line))
+        print(f"{score:.4f} m={margin(per):+.3f}  {label:48s} {cells}")
 
 
 def offtopic_report(work: Path, fuse: Fuse, relevance: Callable[[dict[str, Any], str], float], cut: float) -> None:

@@ -152,7 +152,7 @@ class Requests(WatcherBase):
         }
 
     def _model_state(self) -> str:
-        """The embedding model: `loading` while searches run BM25 + graph only, else `ready`
+        """The embedding model: `loading` while hybrid and vector searches wait for it, else `ready`
         (also when the vault has no embeddings, or loading failed: a search then says why)."""
         app = self._app
         return "loading" if app is not None and app.indexes.model_loading() else "ready"

@@ -16,8 +16,8 @@ class WarmUp(WatcherBase):
     def _warm_up(self) -> None:
         """Load now what the first request would otherwise load while a client waits. The
         vector side (the embedding model, Chroma) loads on a thread of its own, started
-        before the catch-up (_load_model): requests are served meanwhile, a search with
-        BM25 + graph only (it says so), and the vectors of what changed wait for the
+        before the catch-up (_load_model): requests are served meanwhile (a hybrid or
+        vector search waits for the model: services/search.py), and the vectors of what changed wait for the
         reconcile that follows the loading."""
         self._run_command = self._load_commands()
         for name in WARM_MODULES:

@@ -106,6 +106,12 @@ class Indexes:
         loads it when first needed, which is every process but the watcher)."""
         return self.model_ready is not None and not self.model_ready.is_set()
 
+    def wait_for_model(self, timeout: float) -> bool:
+        """Wait up to `timeout` seconds for a background load (load_model_in_background) to
+        end; True when it has (loaded or failed: the caller meets a failure itself)."""
+        ready = self.model_ready
+        return ready is None or ready.wait(timeout)
+
     def load_model_in_background(self, fingerprint: str | None, done: Callable[[BaseException | None], None]) -> None:
         """Load the embedding model (and run it once) and open the vector index of
         `fingerprint` on a thread of its own; `done(error)` is called after, from that

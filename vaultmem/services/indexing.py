@@ -96,7 +96,7 @@ def watcher_info(app: App) -> dict[str, Any]:
     else:
         info["state"] = data.get("state") if running or data.get("state") == "stopped" else "dead"
     # idle_exit_s: a watcher started on demand (cli/autostart.py) exits after that long idle;
-    # model: "loading" while its searches run BM25 + graph only; postings: "decoding" while
+    # model: "loading" while hybrid and vector searches wait for it; postings: "decoding" while
     # it decodes the lexical index ahead (a search meanwhile decodes what it needs itself)
     keys = (
         "started", "socket", "last_reconcile", "queue", "pending_events", "recent_errors", "idle_exit_s", "model",

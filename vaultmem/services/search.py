@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from vaultmem import clock
-from vaultmem.errors import InvalidInput, UsageError
+from vaultmem.errors import IndexBusy, InvalidInput, UsageError
 from vaultmem.index.documents import Filters
 from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import SearchResult
@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from vaultmem.index.embedder import Embedder
 
 MAX_LIMIT = 200
+# How long a search waits for a model the watcher is loading: a load takes seconds (14 s on
+# a first run on a busy machine); one that takes longer than this is stuck, and BM25 answers.
+MODEL_WAIT_S = 120.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,10 +162,17 @@ def retrievers(app: App, mode: str, warnings: list[str]) -> tuple[Retrievers, st
     if mode == "hybrid" and app.freshness.lexical_only:
         warnings.append(app.freshness.lexical_only)
         mode = "bm25"
-    if mode == "hybrid" and app.indexes.model_loading():
-        # The watcher is still loading the model (services/app.py): answer now, lexically.
-        warnings.append("the embedding model is still loading: searched with BM25 + graph only")
-        mode = "bm25"
+    if mode in ("hybrid", "vector") and app.indexes.model_loading():
+        # The watcher is still loading the model (index/indexes.py). The first answer is a
+        # full answer: wait for it (seconds), unless it takes far longer than a load does.
+        app.notice("waiting for the embedding model to load…")
+        if not app.indexes.wait_for_model(MODEL_WAIT_S):
+            if mode == "vector":
+                raise IndexBusy(f"the embedding model did not load within {MODEL_WAIT_S:.0f} s; try again")
+            warnings.append(
+                f"the embedding model did not load within {MODEL_WAIT_S:.0f} s: searched with BM25 + graph only"
+            )
+            mode = "bm25"
     if mode in ("hybrid", "vector"):
         choice = app.indexes.embedding_choice()
         fp = app.db.get_meta("vector_fingerprint")
