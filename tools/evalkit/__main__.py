@@ -9,6 +9,12 @@ test; every metric is reported on tune, test and all:
 - tldr known-item: tldr_queries.json over the 7,425 English tldr pages (tldr-pages.tar.gz,
   vault layout from the file's header) -> recall@5 as a hit (any relevant page in the top 5),
   MRR@10 of the first relevant page.
+- LoCoMo conversation memory (issue 24): the conversations of locomo-tune/, one vault each,
+  every turn written through `vaultmem write` as a conversation memory (locomo.py); tune and
+  test split by conversation (locomo_split.json) -> recall@5 and @10 (any evidence turn in the
+  top k), MRR@10, also by question category.
+- For every set, the paraphrase subset (paraphrase.py): the third of each split whose
+  questions share the fewest content words with their answer, reported on its own.
 
 Systems: vaultmem search (default hybrid, `--mode bm25`, `--mode vector`, and the default once
 more with `--min-score 0`, i.e. without its relevance cut), bm25s (reference BM25, English
@@ -257,8 +263,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             vault = vault_dir(args.work, task.name, args.precision)
             parts = single_vault(task, vault, pages, shared_doc_id, args.precision)
         evaluate(task, report, args.work, parts)
-    if args.only in (None, "locomo"):
-        convs = load_conversations(args.corpora)
+    convs = load_conversations(args.corpora) if args.only in (None, "locomo") else []
+    if args.only in (None, "locomo") and not convs:
+        log(f"locomo: no conversations in {args.corpora}/locomo-tune; skipped")
+    if convs:
         task = locomo_task(convs, load_split())
         report.counts[task.name] = describe(task, f"turns of {len(convs)} conversations, one vault each")
         evaluate(task, report, args.work, None if args.skip_vaultmem else locomo_parts(task, convs, args.work))

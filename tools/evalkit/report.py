@@ -227,6 +227,14 @@ def render_section(report: Report, total_seconds: float) -> str:
         "- tldr known-item: `tldr_queries.json` (seeded, from page descriptions and example descriptions with the "
         "command's own name removed); R@5 = any relevant page in the top 5 (some queries have up to 5), MRR@10 of "
         "the first relevant page. Peers index each page's text.",
+        "- LoCoMo: each conversation of `locomo-tune/` a vault of its own, every turn one conversation memory "
+        "written through `vaultmem write` (content `Speaker: text`, the session's date as event time), searched as "
+        "the ghost that wrote them; a hit is any evidence turn in the top k; tune/test split by conversation "
+        "(`locomo_split.json`); peers search each conversation's turns alone. Categories as LoCoMo's (5, adversarial, "
+        "left out).",
+        "- Paraphrase subset: in each split, the third of the questions whose content words (Snowball stems, stop "
+        "words out) overlap their answer's text least (`tools/evalkit/paraphrase.py`), so that a method winning only "
+        "where the question repeats the note's words shows.",
         "- bm25s: Lucene BM25 (k1 1.5, b 0.75), Snowball English stemmer, English stop words. "
         "Exact MiniLM: brute-force cosine with all-MiniLM-L6-v2 (offline wheel); whole text truncated to the model's "
         "256-token window; the chunked row embeds ~150-word paragraph chunks and scores a doc by its best chunk.",
