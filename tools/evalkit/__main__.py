@@ -107,13 +107,14 @@ class VaultPart:
 
 
 def single_vault(
-    task: Task, vault: Path, files: Mapping[str, str], to_doc: Callable[[str], str | None], precision: str | None
-) -> list[VaultPart]:
-    return [
-        VaultPart(
-            vault, lambda: (None, build_and_index(vault, files, precision)), to_doc, list(range(len(task.queries)))
-        )
-    ]
+    task: Task, args: argparse.Namespace, files: Mapping[str, str] | None, to_doc: Callable[[str], str | None]
+) -> list[VaultPart] | None:
+    """The one vault of a set (None: no vaultmem rows), under --work, in --precision."""
+    if files is None:
+        return None
+    vault = vault_dir(args.work, task.name, args.precision)
+    every = list(range(len(task.queries)))
+    return [VaultPart(vault, lambda: (None, build_and_index(vault, files, args.precision)), to_doc, every)]
 
 
 def evaluate_vaultmem(task: Task, report: Report, parts: Sequence[VaultPart]) -> None:
@@ -240,29 +241,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         data = load_cranfield(args.corpora / "cranfield")
         task = cranfield_task(data)
         report.counts[task.name] = describe(task, "abstracts")
-        parts = None
-        if not args.skip_vaultmem:
-            vault = vault_dir(args.work, task.name, args.precision)
-            parts = single_vault(task, vault, cranfield_vault_files(data), cranfield_doc_id, args.precision)
-        evaluate(task, report, args.work, parts)
+        files = None if args.skip_vaultmem else cranfield_vault_files(data)
+        evaluate(task, report, args.work, single_vault(task, args, files, cranfield_doc_id))
     if args.only in (None, "obsidian"):
         notes = load_vault_notes(args.corpora / "obsidian-help-en")
         task = obsidian_task(notes, load_questions(args.questions))
         report.counts[task.name] = describe(task, "notes")
-        parts = None
-        if not args.skip_vaultmem:
-            vault = vault_dir(args.work, task.name, args.precision)
-            parts = single_vault(task, vault, obsidian_vault_files(notes), shared_doc_id, args.precision)
-        evaluate(task, report, args.work, parts)
+        files = None if args.skip_vaultmem else obsidian_vault_files(notes)
+        evaluate(task, report, args.work, single_vault(task, args, files, shared_doc_id))
     if args.only in (None, "tldr"):
         pages = tldr_vault_files(args.corpora)
         task = tldr_task(pages)
         report.counts[task.name] = describe(task, "English pages")
-        parts = None
-        if not args.skip_vaultmem:
-            vault = vault_dir(args.work, task.name, args.precision)
-            parts = single_vault(task, vault, pages, shared_doc_id, args.precision)
-        evaluate(task, report, args.work, parts)
+        files = None if args.skip_vaultmem else pages
+        evaluate(task, report, args.work, single_vault(task, args, files, shared_doc_id))
     convs = load_conversations(args.corpora) if args.only in (None, "locomo") else []
     if args.only in (None, "locomo") and not convs:
         log(f"locomo: no conversations in {args.corpora}/locomo-tune; skipped")
