@@ -69,7 +69,6 @@ PEERS_TUNE: dict[str, dict[str, dict[str, float]]] = {
         "tldr": {"r5": 0.725, "mrr": 0.589},
     },
 }
-SHOW = {"rrf k=60 wv=1.0", "cc a=0.5 sat=20.0", "rrf k=10 wv=1.5", "rrf k=20 wv=1.5"}
 
 
 # --- the evaluation sets ------------------------------------------------------------------------
@@ -266,31 +265,6 @@ def features(row: dict[str, Any], sat: float) -> dict[str, tuple[float, float]]:
     return {p: (cos.get(p, floor), bm.get(p, 0.0)) for p in {*cos, *bm}}
 
 
-def fit_logistic(rows: Sequence[dict[str, Any]], sat: float, iters: int = 300) -> tuple[float, float, float]:
-    """(a, b, c) of P(relevant) = σ(a·cos + b·bm25sat + c), fitted by Newton's method on the
-    candidates of `rows` (positives: judged relevant), classes weighted to balance."""
-    import numpy as np
-
-    xs, ys = [], []
-    for row in rows:
-        for p, (c, b) in features(row, sat).items():
-            xs.append((c, b, 1.0))
-            ys.append(1.0 if p in row["relevant"] else 0.0)
-    x = np.asarray(xs)
-    y = np.asarray(ys)
-    w = np.where(y > 0, 0.5 / max(y.sum(), 1), 0.5 / max((1 - y).sum(), 1))
-    theta = np.zeros(3)
-    for _ in range(iters):
-        prob = 1 / (1 + np.exp(-(x @ theta)))
-        grad = x.T @ (w * (prob - y)) + 1e-4 * theta
-        hess = (x * (w * prob * (1 - prob))[:, None]).T @ x + 1e-4 * np.eye(3)
-        step = np.linalg.solve(hess, grad)
-        theta -= step
-        if np.abs(step).max() < 1e-9:
-            break
-    return float(theta[0]), float(theta[1]), float(theta[2])
-
-
 def fit_scale(
     rows: Sequence[dict[str, Any]], score: Callable[[dict[str, Any]], dict[str, float]], iters: int = 200
 ) -> tuple[float, float]:
@@ -323,15 +297,9 @@ def calibrate(work: Path, wb: float, wp: float, sat: float, write: Path | None =
     test splits and off-topic sets (a note whose best passage covers the whole query is
     kept whatever the cut, as search does by default). With `write`, the formulas and
     `cut` go to that file (vaultmem/search/fusion_fit.json) with the fit's provenance."""
-    data = {
-        n: json.loads((work / f"{n}.json").read_text())
-        for n in ("cranfield", "obsidian", "tldr")
-        if (work / f"{n}.json").exists()
-    }
+    data = load_dumps(work)
     tune_rows = [r for rows in data.values() for r in rows if r["split"] == "tune"]
-
-    def hybrid_z(row: dict[str, Any]) -> dict[str, float]:
-        return {p: c + wb * b + wp * v for p, (c, b, v) in features3(row, sat).items()}
+    hybrid_z = functools.partial(hybrid_sum, wb=wb, wp=wp, sat=sat)
 
     s, c = fit_scale(tune_rows, hybrid_z)
     print(f"HYBRID = Calibration(a={s:.4f}, b={s * wb:.4f}, c={c:.4f}, sat={sat}, p={s * wp:.4f})")
@@ -419,14 +387,6 @@ def write_fit(
     )
     path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"[fusion] wrote {path}", flush=True)
-
-
-def logistic(a: float, b: float, c: float, sat: float) -> Fuse:
-    def fuse(row: dict[str, Any]) -> list[tuple[str, float]]:
-        scores = {p: 1 / (1 + math.exp(-(a * cs + b * bs + c))) for p, (cs, bs) in features(row, sat).items()}
-        return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
-
-    return fuse
 
 
 def features3(row: dict[str, Any], sat: float) -> dict[str, tuple[float, float, float]]:
@@ -561,14 +521,12 @@ def matched(wb: float, wp: float, sat: float, gamma: float) -> Fuse:
 
 
 def tune_candidates(tune_rows: Sequence[dict[str, Any]]) -> dict[str, Fuse]:
-    out: dict[str, Fuse] = {}
-    for k in (10, 60):
-        for wv in (1.0, 1.5, 2.0):
-            out[f"rrf k={k} wv={wv}"] = rrf(k, 1.0, wv)
+    """Every family tried before (candidates()) and the two of issue 24: lexical weight by
+    how much of the query matched (`matched`), the larger of calibrated relevances (`maxrel`)."""
+    out = candidates()
     for wb in (0.5, 1.0, 1.5, 2.0, 3.0):
         for wp in (0.2, 0.4, 0.6, 1.0):
             for sat in (5.0, 20.0):
-                out[f"lexcov bm25={wb} cov={wp} sat={sat}"] = lexcov(wb, wp, sat)
                 for gamma in (0.5, 1.0, 2.0, 3.0):
                     out[f"matched bm25={wb} cov={wp} sat={sat} g={gamma}"] = matched(wb, wp, sat, gamma)
     vector_fit = fit_scale(
@@ -579,8 +537,6 @@ def tune_candidates(tune_rows: Sequence[dict[str, Any]]) -> dict[str, Fuse]:
         for shift in (-1.0, -0.5, 0.0, 0.5, 1.0, 2.0):
             fits = {"hybrid": hybrid_fit, "vector": vector_fit}
             out[f"maxrel bm25={wb} cov={wp} sat={sat} shift={shift}"] = maxrel(wb, wp, sat, shift, fits)
-    out["bm25 only"] = rrf(60, 1.0, 0.0)
-    out["vector only"] = rrf(60, 0.0, 1.0)
     return out
 
 
@@ -614,14 +570,6 @@ def tune(work: Path, split: str, show: int = 25) -> None:
     for score, label, per in table[:show] + [t for t in table if t[1].endswith("only")]:
         cells = "  ".join(f"{n} {per[n]['r5']:.3f}/{per[n]['mrr']:.3f}" for n in per)
         print(f"{score:.4f} m={margin(per):+.3f}  {label:48s} {cells}")
-
-
-def offtopic_report(work: Path, fuse: Fuse, relevance: Callable[[dict[str, Any], str], float], cut: float) -> None:
-    for name in ("cranfield", "obsidian", "tldr"):
-        rows = json.loads((work / f"{name}.json").read_text())
-        off = [r for r in rows if r["split"] == "offtopic"]
-        empty = sum(1 for r in off if all(relevance(r, p) < cut for p, _ in fuse(r)[:10]))
-        print(f"{name}: off-topic with no result above {cut}: {empty}/{len(off)}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shutil
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -165,8 +166,6 @@ def build_vault(vault: Path, conv: Conversation) -> tuple[dict[str, str], dict[s
         paths = json.loads(record.read_text(encoding="utf-8"))["paths"]
     else:
         if vault.exists():
-            import shutil
-
             shutil.rmtree(vault)
         vault.parent.mkdir(parents=True, exist_ok=True)
         run_cli(["init", str(vault), "--no-examples"])
