@@ -244,3 +244,34 @@ def test_a_question_about_one_turn_finds_it_with_the_real_model(model_vault: Pat
     paths = write_conversation(model_cli)
     for mode in ("hybrid", "vector"):
         check_needles(model_cli, paths, mode)
+
+
+def test_a_turn_says_when_and_by_whom_and_its_day_finds_it(bvault: Path, bcli: Cli) -> None:
+    """Issue 24, item 4: a conversation memory's result carries who said it (`role`) beside
+    when (`created`), in JSON, markdown and the table; the day in words (as questions name
+    it: "on Monday 8 September 2025") finds that day's turns."""
+    paths = write_conversation(bcli)
+    session, t, _, question = NEEDLES[2]  # the landlord's rent, said by the user
+    wanted = paths[_needle_index(session, t)]
+    at = session_day(session) + timedelta(minutes=2 * t)
+    res = bcli.ok("search", question, "--mode", "bm25", "--limit", "5", ghost="alice")
+    hit = next(r["summary"] for r in res["results"] if r["summary"]["path"] == wanted)
+    assert (hit["role"], hit["created"]) == ("user", _iso(at))
+    md = bcli.ok("search", question, "--mode", "bm25", "--limit", "5", "--format", "md", ghost="alice", json_=False)
+    assert f"said: {at.strftime('%Y-%m-%d %H:%M')} UTC · user" in md
+
+    # Session 1 was on a Saturday (no turn names a Saturday; some name September)
+    day = session_day(1)
+    words = f"{day.strftime('%A')} {day.day} {day.strftime('%B %Y')}"
+    assert words == "Saturday 6 September 2025"
+    res = bcli.ok("search", words, "--mode", "bm25", "--limit", "10", ghost="alice")
+    assert len(res["results"]) == 10
+    assert {r["summary"]["created"][:10] for r in res["results"]} == {day.date().isoformat()}
+    # a note that is not a dated memory has no `role` and says nothing about when it was said
+    note = bcli.ok(
+        "note", "create", "--title", "Rent notes", "--type", "note", "--scope", "private",
+        "--body", "The rent question is settled.", ghost="alice",
+    )  # fmt: skip
+    res = bcli.ok("search", "rent question settled", "--mode", "bm25", "--limit", "3", ghost="alice")
+    first = res["results"][0]["summary"]
+    assert first["id"] == note["id"] and "role" not in first

@@ -14,7 +14,7 @@ def test_the_shipped_fit_says_where_it_came_from() -> None:
     fit = json.loads(fusion.FIT_FILE.read_text(encoding="utf-8"))
     provenance = fit["provenance"]
     assert provenance["split"] == "tune"  # never fitted on test splits
-    assert set(provenance["sets"]) == {"cranfield", "obsidian", "tldr"}
+    assert set(provenance["sets"]) == {"cranfield", "obsidian", "tldr", "locomo"}
     assert provenance["date"] and provenance["git_revision"]
     assert fit["min_score"] == fusion.RECOMMENDED_MIN_SCORE
     assert (fusion.HYBRID.a, fusion.HYBRID.b, fusion.HYBRID.p) == (

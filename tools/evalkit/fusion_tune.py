@@ -22,7 +22,7 @@ import datetime as dt
 import functools
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -265,66 +265,123 @@ def features(row: dict[str, Any], sat: float) -> dict[str, tuple[float, float]]:
     return {p: (cos.get(p, floor), bm.get(p, 0.0)) for p in {*cos, *bm}}
 
 
-def fit_scale(
-    rows: Sequence[dict[str, Any]], score: Callable[[dict[str, Any]], dict[str, float]], iters: int = 200
-) -> tuple[float, float]:
-    """(s, c) of P(relevant) = σ(s·z + c), z = `score(row)[path]`, fitted by Newton's
-    method on every candidate of `rows` (unweighted: a probability)."""
+def fit_logistic(
+    rowsets: Sequence[Sequence[dict[str, Any]]],
+    score: Callable[[dict[str, Any]], Mapping[str, Sequence[float]]],
+    iters: int = 200,
+) -> list[float]:
+    """θ of P(relevant) = σ(θ·x + c), x = `score(row)[path]`, fitted by Newton's method on
+    every candidate of every row; returns [*θ, c]. Each of `rowsets` (one per evaluation
+    set) weighs the same in the fit whatever its number of questions: LoCoMo's 650 tune
+    questions would otherwise decide the formula for the other sets."""
     import numpy as np
 
-    zs, ys = [], []
-    for row in rows:
-        for p, z in score(row).items():
-            zs.append(z)
-            ys.append(1.0 if p in row["relevant"] else 0.0)
-    x = np.stack([np.asarray(zs), np.ones(len(zs))], axis=1)
-    y = np.asarray(ys)
-    theta = np.zeros(2)
+    xs: list[list[float]] = []
+    ys: list[float] = []
+    ws: list[float] = []
+    for rows in rowsets:
+        weight = 1.0 / max(1, len(rows))
+        for row in rows:
+            for p, z in score(row).items():
+                xs.append([*z, 1.0])
+                ys.append(1.0 if p in row["relevant"] else 0.0)
+                ws.append(weight)
+    x, y, w = np.asarray(xs), np.asarray(ys), np.asarray(ws)
+    w = w / w.sum()
+    ridge = 1e-6 * np.eye(x.shape[1])
+    theta = np.zeros(x.shape[1])
     for _ in range(iters):
-        prob = 1 / (1 + np.exp(-(x @ theta)))
-        grad = x.T @ (prob - y) / len(y) + 1e-6 * theta
-        hess = (x * (prob * (1 - prob))[:, None]).T @ x / len(y) + 1e-6 * np.eye(2)
+        prob = 1 / (1 + np.exp(-np.clip(x @ theta, -60, 60)))
+        grad = x.T @ ((prob - y) * w) + ridge @ theta
+        hess = (x * (w * prob * (1 - prob))[:, None]).T @ x + ridge
         step = np.linalg.solve(hess, grad)
         theta -= step
         if np.abs(step).max() < 1e-10:
             break
-    return float(theta[0]), float(theta[1])
+    return [float(t) for t in theta]
 
 
-def calibrate(work: Path, wb: float, wp: float, sat: float, write: Path | None = None, cut: float = 0.02) -> None:
-    """The formulas of the chosen direction cos + wb·bm25sat + wp·coverage: hybrid, BM25
-    only (saturation 20), vectors only; then cuts on the tune splits, with their effect on
+def fit_scale(
+    rows: Sequence[dict[str, Any]], score: Callable[[dict[str, Any]], dict[str, float]]
+) -> tuple[float, float]:
+    """(s, c) of P(relevant) = σ(s·z + c), z = `score(row)[path]`, on every candidate of `rows`."""
+    s, c = fit_logistic([rows], lambda r: {p: (z,) for p, z in score(r).items()})
+    return s, c
+
+
+def tune_sets(data: dict[str, list[dict[str, Any]]]) -> list[list[dict[str, Any]]]:
+    return [[r for r in rows if r["split"] == "tune"] for rows in data.values()]
+
+
+def fit_hybrid(sets: Sequence[Sequence[dict[str, Any]]], sat: float) -> dict[str, float]:
+    """The hybrid formula fitted whole, its direction with it: a·cos + b·s/(s + sat) + p·cov + c."""
+    a, b, p, c = fit_logistic(sets, lambda r: features3(r, sat))
+    return {"a": a, "b": b, "c": c, "sat": sat, "p": p}
+
+
+def fitted(calibration: dict[str, float]) -> Fuse:
+    """Ranking by a fitted formula of fusion_fit.json's shape."""
+    cal = calibration
+
+    def fuse(row: dict[str, Any]) -> list[tuple[str, float]]:
+        scores = {
+            p: cal["a"] * cs + cal["b"] * bs + cal["p"] * cov + cal["c"]
+            for p, (cs, bs, cov) in features3(row, cal["sat"]).items()
+        }
+        return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+
+    return fuse
+
+
+def calibrate(
+    work: Path, sat: float, direction: tuple[float, float] | None, write: Path | None = None, cut: float = 0.0075
+) -> None:
+    """The formulas, each a logistic fit on the tune splits with every set weighing the same:
+    hybrid (a·cos + b·bm25sat + p·coverage + c: with `direction` (wb, wp) the direction
+    cos + wb·bm25sat + wp·coverage chosen on the tune splits and its scale and intercept
+    fitted; without it direction and scale fitted together), BM25 only (saturation 20),
+    vectors only; then cuts on the tune splits, with their effect on
     test splits and off-topic sets (a note whose best passage covers the whole query is
     kept whatever the cut, as search does by default). With `write`, the formulas and
     `cut` go to that file (vaultmem/search/fusion_fit.json) with the fit's provenance."""
     data = load_dumps(work)
-    tune_rows = [r for rows in data.values() for r in rows if r["split"] == "tune"]
-    hybrid_z = functools.partial(hybrid_sum, wb=wb, wp=wp, sat=sat)
-
-    s, c = fit_scale(tune_rows, hybrid_z)
-    print(f"HYBRID = Calibration(a={s:.4f}, b={s * wb:.4f}, c={c:.4f}, sat={sat}, p={s * wp:.4f})")
-    sb, cb = fit_scale(
-        [{**r, "vector": []} for r in tune_rows], lambda r: {p: b for p, (_, b) in features(r, 20.0).items()}
+    sets = tune_sets(data)
+    if direction is None:
+        hybrid = fit_hybrid(sets, sat)
+    else:
+        wb, wp = direction
+        scale, intercept = fit_logistic(sets, lambda r: {p: (z,) for p, z in hybrid_sum(r, wb, wp, sat).items()})
+        hybrid = {"a": scale, "b": scale * wb, "c": intercept, "sat": sat, "p": scale * wp}
+    print(f"HYBRID = {hybrid}")
+    sb, cb = fit_logistic(
+        [[{**r, "vector": []} for r in rows] for rows in sets],
+        lambda r: {p: (b,) for p, (_, b) in features(r, 20.0).items()},
     )
     print(f"BM25_ONLY = Calibration(a=0.0, b={sb:.4f}, c={cb:.4f}, sat=20.0)")
-    sv, cv = fit_scale(
-        [{**r, "bm25": []} for r in tune_rows], lambda r: {p: a for p, (a, _) in features(r, 20.0).items()}
+    sv, cv = fit_logistic(
+        [[{**r, "bm25": []} for r in rows] for rows in sets],
+        lambda r: {p: (a,) for p, (a, _) in features(r, 20.0).items()},
     )
     print(f"VECTOR_ONLY = Calibration(a={sv:.4f}, b=0.0, c={cv:.4f}, sat=20.0)")
 
     if write is not None:
         write_fit(
             write,
-            {"a": s, "b": s * wb, "c": c, "sat": sat, "p": s * wp},
+            hybrid,
             {"a": 0.0, "b": sb, "c": cb, "sat": 20.0, "p": 0.0},
             {"a": sv, "b": 0.0, "c": cv, "sat": 20.0, "p": 0.0},
             cut,
             {
-                "command": f"fusion_tune dump; fusion_tune calibrate --wb {wb} --wp {wp} --sat {sat} --cut {cut}",
+                "command": "fusion_tune dump; fusion_tune calibrate "
+                + (f"--wb {direction[0]} --wp {direction[1]} " if direction else "")
+                + f"--sat {sat} --cut {cut} --write",
                 "sets": sorted(data),
                 "split": "tune",
             },
         )
+
+    def hybrid_z(row: dict[str, Any]) -> dict[str, float]:
+        return dict(fitted(hybrid)(row))
 
     def kept(row: dict[str, Any], cut: float) -> list[str]:
         """What the default cut keeps (search/hybrid.py): the fused probability clears it, or
@@ -336,7 +393,7 @@ def calibrate(work: Path, wb: float, wp: float, sat: float, write: Path | None =
         return [
             p
             for p in ranked
-            if 1 / (1 + math.exp(-(s * z[p] + c))) >= cut
+            if 1 / (1 + math.exp(-z[p])) >= cut
             or cov.get(p, 0.0) >= 1.0
             or (p in dense and 1 / (1 + math.exp(-(sv * dense[p] + cv))) >= cut)
         ]
@@ -351,7 +408,7 @@ def calibrate(work: Path, wb: float, wp: float, sat: float, write: Path | None =
                 total += 1.0 if any(p in r["relevant"] for p in ranked[:5]) else 0.0
         return total / max(len(rows), 1)
 
-    for cut in (0.005, 0.01, 0.015, 0.02, 0.03, 0.05):
+    for cut in (0.005, 0.0075, 0.01, 0.015, 0.02, 0.03):
         line = [f"cut {cut}:"]
         for name, rows in data.items():
             for split in ("tune", "test"):
@@ -375,6 +432,13 @@ def write_fit(
     sha, dirty = git_state()
     document = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     document.update(
+        description=(
+            "The relevance formulas of search/fusion.py: P(relevant) = sigmoid(a*cos + b*s/(s + sat) + p*coverage"
+            " + c), one formula per mode; and the default relevance cut. Each is a logistic fit on every candidate"
+            " of the tune splits, every set weighing the same; the hybrid direction a : b : p (see provenance) and"
+            " sat were chosen for ranking on the tune splits and its scale and intercept fitted. Written by"
+            " `python -m tools.evalkit.fusion_tune calibrate --write`; do not edit by hand."
+        ),
         hybrid={k: round(v, 4) for k, v in hybrid.items()},
         bm25_only={k: round(v, 4) for k, v in bm25_only.items()},
         vector_only={k: round(v, 4) for k, v in vector_only.items()},
@@ -520,10 +584,13 @@ def matched(wb: float, wp: float, sat: float, gamma: float) -> Fuse:
     return fuse
 
 
-def tune_candidates(tune_rows: Sequence[dict[str, Any]]) -> dict[str, Fuse]:
+def tune_candidates(sets: Sequence[Sequence[dict[str, Any]]]) -> dict[str, Fuse]:
     """Every family tried before (candidates()) and the two of issue 24: lexical weight by
     how much of the query matched (`matched`), the larger of calibrated relevances (`maxrel`)."""
     out = candidates()
+    for sat in (5.0, 20.0):
+        out[f"fitted cos+bm25+cov sat={sat} (logistic, sets equal)"] = fitted(fit_hybrid(sets, sat))
+    tune_rows = [r for rows in sets for r in rows]
     for wb in (0.5, 1.0, 1.5, 2.0, 3.0):
         for wp in (0.2, 0.4, 0.6, 1.0):
             for sat in (5.0, 20.0):
@@ -543,9 +610,8 @@ def tune_candidates(tune_rows: Sequence[dict[str, Any]]) -> dict[str, Fuse]:
 def tune(work: Path, split: str, show: int = 25) -> None:
     data = load_dumps(work)
     parts = views(data, split)
-    tune_rows = [r for rows in data.values() for r in rows if r["split"] == "tune"]
     table: list[tuple[float, str, dict[str, dict[str, float]]]] = []
-    for label, fuse in tune_candidates(tune_rows).items():
+    for label, fuse in tune_candidates(tune_sets(data)).items():
         per = {name: metrics(rows, fuse, graded=name.startswith("cranfield")) for name, rows in parts.items() if rows}
         # One number to rank methods by: the mean of every view's recall@5 and MRR@10.
         key = [per[n][m] for n in per for m in ("r5", "mrr")]
@@ -575,9 +641,9 @@ def tune(work: Path, split: str, show: int = 25) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("command", choices=("dump", "tune", "calibrate"))
-    parser.add_argument("--wb", type=float, default=2.0, help="calibrate: weight of saturated BM25 (cosine: 1)")
-    parser.add_argument("--wp", type=float, default=0.6, help="calibrate: weight of passage coverage")
-    parser.add_argument("--cut", type=float, default=0.02, help="calibrate --write: the default relevance cut")
+    parser.add_argument("--wb", type=float, help="calibrate: weight of saturated BM25 (cosine: 1); with --wp")
+    parser.add_argument("--wp", type=float, help="calibrate: weight of passage coverage; without both: fitted")
+    parser.add_argument("--cut", type=float, default=0.0075, help="calibrate --write: the default relevance cut")
     parser.add_argument(
         "--write",
         type=Path,
@@ -596,7 +662,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "dump":
         dump(args.corpora, args.work, args.only)
     elif args.command == "calibrate":
-        calibrate(args.work, args.wb, args.wp, args.sat, args.write, args.cut)
+        direction = (args.wb, args.wp) if args.wb is not None and args.wp is not None else None
+        calibrate(args.work, args.sat, direction, args.write, args.cut)
     else:
         tune(args.work, args.split)
     return 0

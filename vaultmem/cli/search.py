@@ -20,7 +20,8 @@ from vaultmem.cli.filters import (
     UntilOpt,
 )
 from vaultmem.cli.output import clean, emit, flat, notice, plain, progress_hook, record, safe
-from vaultmem.models import MemoryResult, Neighbour, SearchResult, to_json
+from vaultmem.index.documents import DATED_TYPES
+from vaultmem.models import MemoryResult, Neighbour, NoteSummary, SearchResult, to_json
 from vaultmem.search.filters import DEFAULT_MODE, MODES
 
 FORMATS = ("table", "md", "json")
@@ -46,6 +47,16 @@ def score_text(score: float | None) -> str:
     return f"{score or 0.0:.3g}"
 
 
+def said(s: NoteSummary) -> str | None:
+    """When a dated memory (a conversation turn, an episode) happened, and who said it:
+    "2023-05-08 13:56 UTC · Caroline"; None for other notes (their `created` is when the
+    file was made, not an event)."""
+    if s.type not in DATED_TYPES or not s.created:
+        return None
+    when = s.created[:16].replace("T", " ") + (" UTC" if s.created.endswith("Z") else "")
+    return f"{when} · {s.role}" if s.role else when
+
+
 def render_memory_results(con: Any, results: list[MemoryResult]) -> None:
     """Results as a table on a terminal; through a pipe one line per result, `score id path
     title snippet` tab-separated (the explain trace as JSON after it when asked)."""
@@ -65,6 +76,8 @@ def render_memory_results(con: Any, results: list[MemoryResult]) -> None:
     for i, result in enumerate(results, 1):
         s = result.summary
         cell = Text.assemble(safe(s.title, "bold"), " ", safe(s.path, "dim"))
+        if (moment := said(s)) is not None:
+            cell.append("\n" + clean(moment, inline=True), style="cyan")
         if s.snippet:
             cell.append("\n" + flat(s.snippet))
         related = []
@@ -100,6 +113,8 @@ def markdown(results: list[MemoryResult], heading: str | None = None) -> str:
         s = r.summary
         lines.append(f"## {i}. {clean(s.title, inline=True)}")
         meta = [f"path: {clean(s.path, inline=True)}", f"id: {clean(s.id, inline=True)}"]
+        if (moment := said(s)) is not None:
+            meta.insert(0, f"said: {clean(moment, inline=True)}")
         if s.score is not None:
             meta.append(f"score: {score_text(s.score)}")
         if r.tags:

@@ -133,6 +133,7 @@ def record_for(parsed: ParsedNote | Unreadable, entry: FileEntry, config: VaultC
             "source": _text(fm.get("source")),
             "body_hash": parsed.body_hash(),
             "prose": prose_fields(fm),
+            "role": _text(fm.get("role")),
             "file_version": parsed.version,
             "body_edited": parsed.body_edited,
         },
@@ -140,7 +141,7 @@ def record_for(parsed: ParsedNote | Unreadable, entry: FileEntry, config: VaultC
 
 
 # Bump when what a row records changes: every file is then read again once.
-PARSER_VERSION = "p2"
+PARSER_VERSION = "p3"  # p3: a conversation memory's `role`
 
 
 def config_signature(config: VaultConfig) -> str:

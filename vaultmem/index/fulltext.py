@@ -29,7 +29,7 @@ WARM_POSTINGS = 8_000_000  # ~16 bytes each: up to ~130 MB
 WARM_STEP_WORDS = 256
 WARM_STEP_LISTS = 16
 
-SCHEMA_VERSION = "w10"  # w10: every script tokenized (index/tokens.py), Snowball for ru/ar/hi
+SCHEMA_VERSION = "w12"  # w12: a dated memory's day in words in `body` (documents.event_words)
 
 # Two text fields, each its own BM25 component of the sum: `head` (title, aliases, tags and
 # front-matter prose, combined BM25F-style with the weights in analysis.HEAD_WEIGHTS) and
@@ -228,7 +228,9 @@ class FullTextIndex:
                         doc.prose,
                     ),
                     tagset=",".join(doc.tags),
-                    body=doc.body,
+                    # A dated memory's day in words counts as its text: a question names
+                    # the day as it names the rest ("what did Nate make on 9 November?")
+                    body=f"{doc.body}\n{doc.when}" if doc.when else doc.body,
                     type=doc.type,
                     scope=doc.scope,
                     owner=doc.owner,

@@ -35,6 +35,8 @@ class NoteSummary(Result):
     trust_score: float | None = None
     created: str | None = None
     updated: str | None = None
+    # Who said a conversation memory (its `role`); with `created`, when it was said.
+    role: str | None = opt()
 
 
 @dataclass(frozen=True, slots=True)

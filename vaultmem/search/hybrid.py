@@ -134,7 +134,12 @@ def summary_of(rec: NoteRecord, score: float | None = None, snippet: str | None 
         trust_score=rec.trust,
         created=rec.created,
         updated=rec.updated,
+        role=_text((rec.extra or {}).get("role")) if rec.type == "conversation" else None,
     )
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def neighbour(rec: NoteRecord, hops: int, is_result: bool) -> Neighbour:
