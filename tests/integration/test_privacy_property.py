@@ -62,6 +62,14 @@ def _write(root: Path, rel: str, n: dict[str, Any], nid: str) -> None:
     os.utime(path, (MTIME, MTIME))
 
 
+def _write_turn(root: Path, rel: str, n: dict[str, Any], nid: str, ghost: str) -> None:
+    """A conversation memory said at the same moment as every other ghost's: sessions
+    (search/sessions.py) must keep to their owner's turns."""
+    front = {"id": nid, "title": n["title"], "type": "conversation", "created": "2026-01-01T10:00:00Z", "role": ghost}
+    path = note(root, rel, n["body"], **front)
+    os.utime(path, (MTIME, MTIME))
+
+
 def _strip(value: Any) -> Any:
     """Without timing fields."""
     if isinstance(value, dict):
@@ -238,7 +246,9 @@ def _run(
 ) -> None:
     try:
         outputs = []
+        turns = shared[:3]  # bob's conversation; alice's hidden one interleaves with it by id
         ids = ["TOPIC", *(f"S{i}" for i in range(len(shared))), *(f"B{i}" for i in range(len(bobs)))]
+        ids += [f"T{2 * i:02d}" for i in range(len(turns))]
         # 0: without alice's private notes; 1: with them
         for stage, alices in enumerate(([], hidden)):
             root = make_vault(base / f"v{stage}", backend="auto")
@@ -249,10 +259,13 @@ def _run(
                 _write(root, f"shared/s{i}.md", n, f"S{i}")
             for i, n in enumerate(bobs):
                 _write(root, f"private/bob/b{i}.md", n, f"B{i}")
+            for i, n in enumerate(turns):
+                _write_turn(root, f"diary/bob/t{i}.md", n, f"T{2 * i:02d}", "bob")
             for i, n in enumerate(alices):
                 _write(root, f"private/alice/a{i}.md", n, f"A{i}")
-                # the same words where alice keeps her diary, too
+                # the same words where alice keeps her diary, too, and as her conversation
                 _write(root, f"diary/alice/2026-01-0{i + 1}.md", n, f"D{i}")
+                _write_turn(root, f"diary/alice/t{i}.md", n, f"T{2 * i + 1:02d}", "alice")
             cli = Cli(root)
             cli.ok("index")
             if alices:
@@ -271,6 +284,8 @@ def _run(
             else:
                 (root / f"private/alice/a{i}.md").unlink()
             (root / f"diary/alice/2026-01-0{i + 1}.md").unlink(missing_ok=True)
+            if i < len(edited):
+                _write_turn(root, f"diary/alice/t{i}.md", edited[i], f"T{2 * i + 1:02d}", "alice")
         cli.ok("index")
         _same(
             _bob_sees(_in_process(cli), root, ids, queries),

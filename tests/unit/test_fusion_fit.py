@@ -17,6 +17,7 @@ def test_the_shipped_fit_says_where_it_came_from() -> None:
     assert set(provenance["sets"]) == {"cranfield", "obsidian", "tldr", "locomo"}
     assert provenance["date"] and provenance["git_revision"]
     assert fit["min_score"] == fusion.RECOMMENDED_MIN_SCORE
+    assert fit["session_share"] == fusion.SESSION_SHARE
     assert (fusion.HYBRID.a, fusion.HYBRID.b, fusion.HYBRID.p) == (
         fit["hybrid"]["a"],
         fit["hybrid"]["b"],
@@ -33,6 +34,7 @@ def test_what_the_tool_writes_is_what_search_reads(tmp_path: Path) -> None:
         {"a": 0.0, "b": 16.02431, "c": -11.14159, "sat": 20.0, "p": 0.0},
         {"a": 12.48761, "b": 0.0, "c": -9.26449, "sat": 20.0, "p": 0.0},
         0.03,
+        0.6,
         {"command": "calibrate", "sets": ["cranfield"], "split": "tune"},
     )
     written = json.loads(path.read_text(encoding="utf-8"))
@@ -40,6 +42,7 @@ def test_what_the_tool_writes_is_what_search_reads(tmp_path: Path) -> None:
     assert (read.a, read.b, read.c, read.sat, read.p) == (3.8096, 7.6193, -11.3569, 5.0, 2.2858)
     assert fusion._fitted("vector_only", written).a == 12.4876
     assert written["min_score"] == 0.03
+    assert written["session_share"] == 0.6
     assert written["provenance"]["sets"] == ["cranfield"]
     assert written["provenance"]["git_revision"]  # the code the fit ran on
     assert len(written["provenance"]["date"]) == 10  # YYYY-MM-DD

@@ -184,10 +184,12 @@ def dump_locomo(corpora: Path, work: Path) -> None:
 def dump_vault(vault: Path, ghost: str | None, questions: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each question's candidates in `vault`: BM25 and dense, raw scores, passage coverage."""
     from vaultmem.search.passages import coverage
+    from vaultmem.search.sessions import Sessions
     from vaultmem.services.app import App
     from vaultmem.services.search import FilterSpec, SearchRequest, build_filters, read_body, search
 
     app = App.open(vault, ghost)
+    sessions = Sessions.of(app.db)
     out = []
     for i, q in enumerate(questions):
         row: dict[str, Any] = {**q, "bm25": [], "vector": []}
@@ -205,6 +207,9 @@ def dump_vault(vault: Path, ghost: str | None, questions: list[dict[str, Any]]) 
         row["coverage"] = {
             p: coverage(read_body(app, rec) or "", weights, fulltext.term_map) for p, rec in records.items()
         }
+        # Each conversation turn's session neighbours, as search reads them (search/sessions.py)
+        session = {p: [*before, *after] for p, rec in records.items() for before, after in [sessions.around(rec, 1)]}
+        row["session"] = {p: near for p, near in session.items() if near}
         out.append(row)
     app.close()
     return out
@@ -334,7 +339,12 @@ def fitted(calibration: dict[str, float]) -> Fuse:
 
 
 def calibrate(
-    work: Path, sat: float, direction: tuple[float, float] | None, write: Path | None = None, cut: float = 0.0075
+    work: Path,
+    sat: float,
+    direction: tuple[float, float] | None,
+    write: Path | None = None,
+    cut: float = 0.008,
+    session: float = 0.0,
 ) -> None:
     """The formulas, each a logistic fit on the tune splits with every set weighing the same:
     hybrid (a·cos + b·bm25sat + p·coverage + c: with `direction` (wb, wp) the direction
@@ -371,17 +381,28 @@ def calibrate(
             {"a": 0.0, "b": sb, "c": cb, "sat": 20.0, "p": 0.0},
             {"a": sv, "b": 0.0, "c": cv, "sat": 20.0, "p": 0.0},
             cut,
+            session,
             {
                 "command": "fusion_tune dump; fusion_tune calibrate "
                 + (f"--wb {direction[0]} --wp {direction[1]} " if direction else "")
-                + f"--sat {sat} --cut {cut} --write",
+                + f"--sat {sat} --session {session} --cut {cut} --write",
                 "sets": sorted(data),
                 "split": "tune",
+                "direction": (
+                    f"cos + {direction[0]}·s/(s + {sat}) + {direction[1]}·coverage"
+                    if direction
+                    else "fitted whole by logistic regression"
+                )
+                + f", session share {session}: chosen with `fusion_tune tune` (the best mean recall@5 and MRR@10"
+                " over every tune split and paraphrase subset among the methods at least as good as every single"
+                " retriever, its own modes and the peers, on each)",
+                "min_score": "the highest cut of calibrate's table that keeps at least 99% of every tune split's"
+                " recall@5 (its effect on test splits and off-topic sets is in that table and docs/BENCHMARKS.md)",
             },
         )
 
     def hybrid_z(row: dict[str, Any]) -> dict[str, float]:
-        return dict(fitted(hybrid)(row))
+        return dict(in_sessions(fitted(hybrid), session)(row))
 
     def kept(row: dict[str, Any], cut: float) -> list[str]:
         """What the default cut keeps (search/hybrid.py): the fused probability clears it, or
@@ -408,7 +429,7 @@ def calibrate(
                 total += 1.0 if any(p in r["relevant"] for p in ranked[:5]) else 0.0
         return total / max(len(rows), 1)
 
-    for cut in (0.005, 0.0075, 0.01, 0.015, 0.02, 0.03):
+    for cut in (0.005, 0.0075, 0.008, 0.0085, 0.009, 0.0095, 0.01, 0.015, 0.02, 0.03):
         line = [f"cut {cut}:"]
         for name, rows in data.items():
             for split in ("tune", "test"):
@@ -425,6 +446,7 @@ def write_fit(
     bm25_only: dict[str, float],
     vector_only: dict[str, float],
     cut: float,
+    session: float,
     provenance: dict[str, Any],
 ) -> None:
     """The fitted formulas as search/fusion.py reads them, four decimals as always printed,
@@ -436,13 +458,16 @@ def write_fit(
             "The relevance formulas of search/fusion.py: P(relevant) = sigmoid(a*cos + b*s/(s + sat) + p*coverage"
             " + c), one formula per mode; and the default relevance cut. Each is a logistic fit on every candidate"
             " of the tune splits, every set weighing the same; the hybrid direction a : b : p (see provenance) and"
-            " sat were chosen for ranking on the tune splits and its scale and intercept fitted. Written by"
+            " sat were chosen for ranking on the tune splits and its scale and intercept fitted. session_share: how"
+            " far a conversation turn's logit moves up to its likelier session neighbour's (fusion.session_lift),"
+            " chosen on the tune splits with the direction. Written by"
             " `python -m tools.evalkit.fusion_tune calibrate --write`; do not edit by hand."
         ),
         hybrid={k: round(v, 4) for k, v in hybrid.items()},
         bm25_only={k: round(v, 4) for k, v in bm25_only.items()},
         vector_only={k: round(v, 4) for k, v in vector_only.items()},
         min_score=cut,
+        session_share=session,
         provenance={
             **provenance,
             "date": dt.date.today().isoformat(),
@@ -584,6 +609,28 @@ def matched(wb: float, wp: float, sat: float, gamma: float) -> Fuse:
     return fuse
 
 
+def in_sessions(fuse: Fuse, share: float) -> Fuse:
+    """`fuse` with conversation turns read in their sessions, by search's own rule
+    (fusion.session_lift, on the dump's session neighbours). The lift is a share of a
+    difference of logits, so it ranks the same on a formula's sum as on its calibrated
+    logit (scale and intercept leave it unchanged)."""
+    from vaultmem.search.fusion import Fused, session_lift, sigmoid
+
+    if share <= 0:
+        return fuse
+
+    def lifted(row: dict[str, Any]) -> list[tuple[str, float]]:
+        ranked = fuse(row)
+        session = row.get("session")
+        if not session:
+            return ranked
+        fused = [Fused(p, sigmoid(z), {"logit": z}, {"fused": i}) for i, (p, z) in enumerate(ranked, 1)]
+        out = session_lift(fused, session, share)
+        return [(f.key, f.contributions["logit"]) for f in out]
+
+    return lifted
+
+
 def tune_candidates(sets: Sequence[Sequence[dict[str, Any]]]) -> dict[str, Fuse]:
     """Every family tried before (candidates()) and the two of issue 24: lexical weight by
     how much of the query matched (`matched`), the larger of calibrated relevances (`maxrel`)."""
@@ -599,6 +646,11 @@ def tune_candidates(sets: Sequence[Sequence[dict[str, Any]]]) -> dict[str, Fuse]
     vector_fit = fit_scale(
         [{**r, "bm25": []} for r in tune_rows], lambda r: {p: a for p, (a, _) in features(r, 20.0).items()}
     )
+    # issue 24: conversation turns read in their sessions, over the shipped direction's neighbourhood
+    for share in (0.3, 0.5, 0.6, 0.7, 0.8):
+        for wb in (0.25, 0.4, 0.6, 1.0):
+            for wp in (0.3, 0.45, 0.7, 1.0):
+                out[f"lexcov bm25={wb} cov={wp} sat=20.0 session={share}"] = in_sessions(lexcov(wb, wp, 20.0), share)
     for wb, wp, sat in ((2.0, 0.6, 5.0), (1.0, 0.6, 5.0), (1.0, 0.4, 20.0), (0.5, 0.4, 5.0)):
         hybrid_fit = fit_scale(tune_rows, functools.partial(hybrid_sum, wb=wb, wp=wp, sat=sat))
         for shift in (-1.0, -0.5, 0.0, 0.5, 1.0, 2.0):
@@ -643,7 +695,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("command", choices=("dump", "tune", "calibrate"))
     parser.add_argument("--wb", type=float, help="calibrate: weight of saturated BM25 (cosine: 1); with --wp")
     parser.add_argument("--wp", type=float, help="calibrate: weight of passage coverage; without both: fitted")
-    parser.add_argument("--cut", type=float, default=0.0075, help="calibrate --write: the default relevance cut")
+    parser.add_argument("--cut", type=float, default=0.008, help="calibrate --write: the default relevance cut")
+    parser.add_argument(
+        "--session", type=float, default=0.0, help="calibrate: a conversation turn's share of its session's lift"
+    )
     parser.add_argument(
         "--write",
         type=Path,
@@ -663,7 +718,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         dump(args.corpora, args.work, args.only)
     elif args.command == "calibrate":
         direction = (args.wb, args.wp) if args.wb is not None and args.wp is not None else None
-        calibrate(args.work, args.sat, direction, args.write, args.cut)
+        calibrate(args.work, args.sat, direction, args.write, args.cut, args.session)
     else:
         tune(args.work, args.split)
     return 0

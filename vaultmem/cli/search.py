@@ -21,7 +21,7 @@ from vaultmem.cli.filters import (
 )
 from vaultmem.cli.output import clean, emit, flat, notice, plain, progress_hook, record, safe
 from vaultmem.index.documents import DATED_TYPES
-from vaultmem.models import MemoryResult, Neighbour, NoteSummary, SearchResult, to_json
+from vaultmem.models import MemoryResult, Neighbour, NoteSummary, SearchResult, SessionTurn, to_json
 from vaultmem.search.filters import DEFAULT_MODE, MODES
 
 FORMATS = ("table", "md", "json")
@@ -80,6 +80,8 @@ def render_memory_results(con: Any, results: list[MemoryResult]) -> None:
             cell.append("\n" + clean(moment, inline=True), style="cyan")
         if s.snippet:
             cell.append("\n" + flat(s.snippet))
+        for turn, text in _context(result, titles):
+            cell.append(f"\n{'↰' if turn.offset < 0 else '↳'} {text}", style="dim")
         related = []
         for near, arrow in ((result.parents, "↑"), (result.links_out, "→"), (result.links_in, "←")):
             related += [f"{arrow} {clean(_title_of(n, titles), inline=True)}" for n in near]
@@ -89,6 +91,13 @@ def render_memory_results(con: Any, results: list[MemoryResult]) -> None:
             cell.append("\n" + clean(_explain(result.explain)), style="dim")
         table.add_row(str(i), score_text(s.score), cell)
     con.print(table)
+
+
+def _context(result: MemoryResult, titles: dict[str, str]) -> list[tuple[SessionTurn, str]]:
+    """A conversation result's session turns in the order said, each as one safe line: its
+    text, or the title of the result it is."""
+    turns = sorted(result.context, key=lambda t: t.offset)
+    return [(t, flat(t.text) if t.text is not None else clean(titles.get(t.id, t.id), inline=True)) for t in turns]
 
 
 def _link(n: Neighbour, titles: dict[str, str]) -> str:
@@ -122,6 +131,8 @@ def markdown(results: list[MemoryResult], heading: str | None = None) -> str:
         lines.append(" · ".join(meta))
         if s.snippet:
             lines.append(f"> {flat(s.snippet)}")
+        for turn, text in _context(r, titles):
+            lines.append(f"{'said before' if turn.offset < 0 else 'said after'}: {text}")
         links = [
             f"{label}: " + ", ".join(_link(n, titles) for n in getattr(r, name))
             for name, label in RELATIONS

@@ -28,6 +28,7 @@ from vaultmem.models.reads import (
     RankPart,
     ReferenceResult,
     SearchResult,
+    SessionTurn,
     TopicInfo,
 )
 from vaultmem.models.vault import (
@@ -104,6 +105,7 @@ __all__ = [
     "RestoreResult",
     "Result",
     "SearchResult",
+    "SessionTurn",
     "StatusReport",
     "TagCount",
     "TagList",

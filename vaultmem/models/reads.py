@@ -57,6 +57,18 @@ class Neighbour(Result):
 
 
 @dataclass(frozen=True, slots=True)
+class SessionTurn(Result):
+    """A turn said around a conversation result, in its session (search/sessions.py):
+    `offset` -1 is the turn just before it, 1 the one just after. `{id, offset, role, text}`;
+    a turn that is itself one of the results returned is `{id, offset}` only."""
+
+    id: str
+    offset: int
+    role: str | None = opt()
+    text: str | None = opt()
+
+
+@dataclass(frozen=True, slots=True)
 class RankPart(Result):
     rank: int
     score: float | None = opt()
@@ -83,6 +95,8 @@ class MemoryResult(Result):
     links_in: list[Neighbour] = field(default_factory=list)
     links_out: list[Neighbour] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
+    # a conversation memory's turns said around it (the caller's own, as every neighbour)
+    context: list[SessionTurn] = opt([], empty=True)
     duplicates: list[str] = opt([], empty=True)
     explain: Explain | None = opt()
     # reference search: each retriever's rank of the file, and its vector distance

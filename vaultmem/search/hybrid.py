@@ -20,12 +20,13 @@ from vaultmem.index.fulltext import FullTextIndex
 from vaultmem.index.graph import LinkGraph, ReaderLinks
 from vaultmem.index.statedb import NoteRecord, StateDB
 from vaultmem.index.vectors import DenseHit, Nearest, NoteLookup, VectorIndex
-from vaultmem.models import Explain, MemoryResult, Neighbour, NoteSummary, RankPart, SearchResult
+from vaultmem.models import Explain, MemoryResult, Neighbour, NoteSummary, RankPart, SearchResult, SessionTurn
 from vaultmem.search.budget import ESTIMATE, pack
 from vaultmem.search.filters import DEFAULT_MODE, MODES
 from vaultmem.search.fusion import (
     CALIBRATED_MIN_NOTES,
     FULL_COVERAGE,
+    SESSION_SHARE,
     VECTOR_ONLY,
     Calibration,
     Fused,
@@ -34,8 +35,10 @@ from vaultmem.search.fusion import (
     calibration_for,
     relevance_fusion,
     rrf,
+    session_lift,
 )
 from vaultmem.search.passages import Coverage
+from vaultmem.search.sessions import Sessions
 from vaultmem.search.text import SNIPPET_CHARS, NearDuplicates, best_passage, shorten
 
 T = TypeVar("T")
@@ -55,6 +58,8 @@ class SearchOptions:
     include_links_in: bool = True
     include_links_out: bool = True
     neighbour_cap: int = 5  # per relation: an answer an agent can afford (issue 11)
+    # a conversation turn's share of the way up to its likelier session neighbour (fusion.py)
+    session_share: float = SESSION_SHARE
     budget_tokens: int | None = None
     explain: bool = False
     dedupe_threshold: float = 0.85
@@ -150,8 +155,9 @@ def neighbour(rec: NoteRecord, hops: int, is_result: bool) -> Neighbour:
     return Neighbour(rec.id or "", rec.title or "", hops)
 
 
-Relations = dict[str, list[tuple[str, int]]]  # relation -> [(path, hops)]
+Relations = dict[str, list[tuple[str, int]]]  # relation -> [(path, hops)]; "context": [(path, offset)]
 RELATIONS = ("parents", "links_in", "links_out")
+CONTEXT_CHARS = 300  # of a context turn's text: a turn is a few sentences
 
 
 def run_search(parts: Retrievers, query: str, filters: Filters, opts: SearchOptions) -> SearchResult:
@@ -194,6 +200,7 @@ class _Search:
         self.coverages: dict[str, float] = {}  # passage coverage, by path, computed once
         self._coverage: Coverage | None = None  # the query's, made on first use
         self.ranked: list[str] = []  # the results' paths in rank order
+        self.sessions = Sessions.of(parts.db)
         self._returned: dict[int, frozenset[str]] = {}
 
     def run(self) -> SearchResult:
@@ -205,6 +212,7 @@ class _Search:
         # Belt and braces: the retrievers already filtered by access; a row that changed
         # since (or anything unexpected) is dropped here rather than shown.
         fused = [f for f in fused if f.key in records and self._shown(records[f.key])]
+        fused = self.in_sessions(fused)
         cap = 1.0 if self.opts.fusion == "relevance" else None
         scored = apply_trust(fused, {k: r.trust for k, r in records.items()}, self.opts.trust_bias, cap)
         scored = [s for s in scored if s.score >= self.min_score or self._matches_anyway(s)]
@@ -245,6 +253,19 @@ class _Search:
         # Enough exact scores for the results and the near-duplicates they may collapse.
         exact = max(3 * self.opts.limit, 30)
         return relevance_fusion(lexical, dense, self._calibration(), weights, coverage, exact)
+
+    def in_sessions(self, fused: list[Fused]) -> list[Fused]:
+        """Conversation turns read in their sessions (fusion.session_lift); the candidates
+        only, which are notes the caller may see."""
+        if self.opts.fusion != "relevance" or self.opts.session_share <= 0:
+            return fused
+        neighbours = {}
+        for f in fused:
+            rec = self.records[f.key]
+            if rec.type == "conversation":
+                before, after = self.sessions.around(rec, 1)
+                neighbours[f.key] = [*before, *after]
+        return session_lift(fused, neighbours, self.opts.session_share) if neighbours else fused
 
     def _calibration(self) -> Calibration:
         # Which formula: the retrievers asked for, not which happened to return something.
@@ -372,15 +393,27 @@ class _Search:
         wanted = dict(zip(RELATIONS, (opts.include_parent, opts.include_links_in, opts.include_links_out), strict=True))
         return [
             {
-                name: graph.expand(
-                    cand.rec.path, name, opts.graph_depth, self._visible_path, opts.neighbour_cap, reader
-                )
-                if wanted[name] and graph is not None
-                else []
-                for name in RELATIONS
+                **{
+                    name: graph.expand(
+                        cand.rec.path, name, opts.graph_depth, self._visible_path, opts.neighbour_cap, reader
+                    )
+                    if wanted[name] and graph is not None
+                    else []
+                    for name in RELATIONS
+                },
+                "context": self.context_of(cand.rec),
             }
             for cand in chosen
         ]
+
+    def context_of(self, rec: NoteRecord) -> list[tuple[str, int]]:
+        """A conversation result's session turns, `graph_depth` each side, as (path, offset):
+        the nearest first (-1, 1, -2, 2, …), so that a budget that keeps one keeps the turn
+        before, which is what a reply answers. Only turns the caller may see."""
+        before, after = self.sessions.around(rec, self.opts.graph_depth)
+        pairs = [(p, -i) for i, p in enumerate(before, 1)] + [(p, i) for i, p in enumerate(after, 1)]
+        pairs.sort(key=lambda pair: (abs(pair[1]), pair[1]))
+        return [(p, offset) for p, offset in pairs if self._visible_path(p)]
 
     def snippet_for(self, cand: _Candidate) -> str:
         if cand.lexical is not None and cand.rec.path in self.lexical_snippets:
@@ -408,15 +441,29 @@ class _Search:
             pairs = rel[name] if cap is None else rel[name][:cap]
             return [neighbour(self.neighbour_records[p], hops, p in results) for p, hops in pairs]
 
+        def turns() -> list[SessionTurn]:
+            pairs = rel["context"] if cap is None else rel["context"][:cap]
+            limit = CONTEXT_CHARS if snip is None else min(snip, CONTEXT_CHARS)
+            return [self.turn(self.neighbour_records[p], offset, p in results, limit) for p, offset in pairs]
+
         return MemoryResult(
             summary=summary_of(cand.rec, round(cand.scored.score, 6), text or None),
             parents=near("parents"),
             links_in=near("links_in"),
             links_out=near("links_out"),
             tags=list(cand.rec.tags),
+            context=turns(),
             duplicates=list(cand.duplicates),
             explain=_explain(cand) if self.opts.explain else None,
         )
+
+    def turn(self, rec: NoteRecord, offset: int, is_result: bool, limit: int) -> SessionTurn:
+        """A context turn: `{id, offset}` for one of the results, else its role and text."""
+        if is_result:
+            return SessionTurn(rec.id or "", offset)
+        body = (self.body_of(rec) or "").strip()
+        text = shorten(body, limit, sentences=True) if limit > 0 else ""
+        return SessionTurn(rec.id or "", offset, _text((rec.extra or {}).get("role")), text or None)
 
 
 def _explain(cand: _Candidate) -> Explain:

@@ -117,6 +117,19 @@ class FileRows(Store):
             (scope, note_type, body_hash),
         )
 
+    def conversation_turns(
+        self, scope: str | None, owner: str | None, project: str | None, since: str, until: str
+    ) -> list[tuple[str, str, str]]:
+        """(path, id, created) of the conversation memories of one folder (scope, owner,
+        project) made from `since` to `until` (ISO-8601 UTC, as vaultmem writes dates), in
+        the order they were said: by `created`, then id (ULIDs made in one write rise)."""
+        cur = self.conn.execute(
+            "SELECT path, coalesce(id, path), created FROM files WHERE type='conversation' AND owner IS ? "
+            "AND created BETWEEN ? AND ? AND scope IS ? AND project IS ? AND status='note' ORDER BY created, id",
+            (owner, since, until, scope, project),
+        )
+        return [(r[0], r[1], r[2]) for r in cur]
+
     def notes_in_scope(self, scope: str) -> list[NoteRecord]:
         """The notes of one scope, oldest first (then by path)."""
         return self._select("status='note' AND scope=? ORDER BY created, path", (scope,))

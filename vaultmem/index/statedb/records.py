@@ -50,6 +50,8 @@ CREATE INDEX IF NOT EXISTS files_id ON files(id);
 CREATE INDEX IF NOT EXISTS files_id_nocase ON files(id COLLATE NOCASE);
 CREATE INDEX IF NOT EXISTS files_title ON files(title COLLATE NOCASE);
 CREATE INDEX IF NOT EXISTS files_status ON files(status);
+-- a conversation memory's session: the turns of its folder said around it (search/sessions.py)
+CREATE INDEX IF NOT EXISTS files_turns ON files(type, owner, created);
 CREATE TABLE IF NOT EXISTS edges (
     src TEXT NOT NULL,
     dst TEXT,                      -- NULL: dangling
