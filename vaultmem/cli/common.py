@@ -31,6 +31,13 @@ ExpectVersionOpt = Annotated[
         help="Fail with exit 4, changing nothing, unless the note is at this version (a hand edit is a new version).",
     ),
 ]
+AllowSecretOpt = Annotated[
+    bool,
+    typer.Option(
+        "--allow-secret",
+        help="Store text in which a secret (API key, token, private key, password) was detected; refused otherwise.",
+    ),
+]
 
 
 def globals_of(ctx: typer.Context) -> dict[str, Any]:

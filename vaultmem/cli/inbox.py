@@ -6,7 +6,16 @@ from typing import Annotated, Any
 
 import typer
 
-from vaultmem.cli.common import ExpectVersionOpt, GhostOpt, JsonOpt, VaultOpt, json_mode, open_app, read_file_arg
+from vaultmem.cli.common import (
+    AllowSecretOpt,
+    ExpectVersionOpt,
+    GhostOpt,
+    JsonOpt,
+    VaultOpt,
+    json_mode,
+    open_app,
+    read_file_arg,
+)
 from vaultmem.cli.output import emit, notice, plain, record, safe
 from vaultmem.models import CaptureResult, InboxList, IngestResult, PromoteResult
 
@@ -64,6 +73,7 @@ def register(app: typer.Typer) -> None:
         ] = "private",
         tag: Annotated[list[str] | None, typer.Option("--tag", help="Tag (repeatable).")] = None,
         source: Annotated[str | None, typer.Option("--source", help="Where it came from.")] = None,
+        allow_secret: AllowSecretOpt = False,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
@@ -73,7 +83,7 @@ def register(app: typer.Typer) -> None:
 
         app_ = open_app(ctx, vault, ghost)
         body = read_file_arg("-", "stdin") if text in (None, "-") else text
-        emit(do_capture(app_, body or "", scope, tag or [], source), json_mode(ctx, json_), _render_path)
+        emit(do_capture(app_, body or "", scope, tag or [], source, allow_secret), json_mode(ctx, json_), _render_path)
 
     inbox_app = typer.Typer(help="Curate captures into structured notes.", no_args_is_help=True)
     app.add_typer(inbox_app, name="inbox")
@@ -95,6 +105,7 @@ def register(app: typer.Typer) -> None:
         project: Annotated[str | None, typer.Option("--project", help="Project (scope project).")] = None,
         parent: Annotated[str | None, typer.Option("--parent", help="Parent note: id or title.")] = None,
         expect_version: ExpectVersionOpt = None,
+        allow_secret: AllowSecretOpt = False,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
@@ -102,7 +113,9 @@ def register(app: typer.Typer) -> None:
         """Turn a capture into a structured note and remove it from the inbox."""
         from vaultmem.services.capture import promote
 
-        result = promote(open_app(ctx, vault, ghost), ref, title, type_, scope, project, parent, expect_version)
+        result = promote(
+            open_app(ctx, vault, ghost), ref, title, type_, scope, project, parent, expect_version, allow_secret
+        )
         emit(result, json_mode(ctx, json_), _render_path)
 
     @app.command("write")
@@ -112,6 +125,7 @@ def register(app: typer.Typer) -> None:
         scope: Annotated[
             str, typer.Option("--scope", help="Where semantic memories go: private or shared.")
         ] = "private",
+        allow_secret: AllowSecretOpt = False,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
@@ -124,5 +138,7 @@ def register(app: typer.Typer) -> None:
             raise InvalidInput(f"--scope must be private or shared, not {scope!r}")
         items = parse_writes(read_file_arg(file, "memory writes"))
         emit(
-            ingest(open_app(ctx, vault, ghost), items, shared=scope == "shared"), json_mode(ctx, json_), _render_writes
+            ingest(open_app(ctx, vault, ghost), items, shared=scope == "shared", allow_secret=allow_secret),
+            json_mode(ctx, json_),
+            _render_writes,
         )

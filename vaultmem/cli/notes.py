@@ -7,6 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from vaultmem.cli.common import (
+    AllowSecretOpt,
     ExpectVersionOpt,
     GhostOpt,
     JsonOpt,
@@ -129,6 +130,7 @@ def register(app: typer.Typer) -> None:
         importance: Annotated[float | None, typer.Option("--importance", help="importance in [0, 1].")] = None,
         ttl_days: Annotated[float | None, typer.Option("--ttl-days", help="Expire after N days.")] = None,
         edit: Annotated[bool, typer.Option("--edit", help="Then open the new note in $VISUAL/$EDITOR.")] = False,
+        allow_secret: AllowSecretOpt = False,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
@@ -139,7 +141,7 @@ def register(app: typer.Typer) -> None:
         spec = NewNote(
             title=title, type=type_, scope=scope, project=project, body=_body(body, body_file) or "",
             parent=parent, tags=tag or [], aliases=alias or [], source=source, trust=trust,
-            confidence=confidence, importance=importance, ttl_days=ttl_days,
+            confidence=confidence, importance=importance, ttl_days=ttl_days, allow_secret=allow_secret,
         )  # fmt: skip
         app_ = open_app(ctx, vault, ghost)
         result = create_note(app_, spec)
@@ -170,6 +172,7 @@ def register(app: typer.Typer) -> None:
             str | None, typer.Option("--replace-section", help="Replace the section under HEADING with --body.")
         ] = None,
         expect_version: ExpectVersionOpt = None,
+        allow_secret: AllowSecretOpt = False,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
@@ -181,7 +184,7 @@ def register(app: typer.Typer) -> None:
             title=title, sets=set_ or [], add_tags=add_tag or [], remove_tags=remove_tag or [],
             body=_body(body, body_file), append=read_text_arg(append, "append"), replace_section=replace_section,
         )  # fmt: skip
-        result = update_note(open_app(ctx, vault, ghost), ref, patch, expect_version)
+        result = update_note(open_app(ctx, vault, ghost), ref, patch, expect_version, allow_secret=allow_secret)
         emit(result, json_mode(ctx, json_), _render_write)
 
     @note_app.command("validate")
@@ -208,6 +211,7 @@ def register(app: typer.Typer) -> None:
         text: Annotated[str, typer.Option("--text", help="Comment text ('-' = stdin).")],
         model: Annotated[str | None, typer.Option("--model", help="Model that wrote the comment.")] = None,
         expect_version: ExpectVersionOpt = None,
+        allow_secret: AllowSecretOpt = False,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
@@ -216,7 +220,7 @@ def register(app: typer.Typer) -> None:
         from vaultmem.services.notes import comment_note
 
         text_ = read_text_arg(text, "text") or ""
-        result = comment_note(open_app(ctx, vault, ghost), ref, text_, model, expect_version)
+        result = comment_note(open_app(ctx, vault, ghost), ref, text_, model, expect_version, allow_secret=allow_secret)
         emit(result, json_mode(ctx, json_), _render_write)
 
     @note_app.command("delete")

@@ -34,7 +34,12 @@ def capture_title(text: str, limit: int = 80) -> str:
 
 
 def capture(
-    app: App, text: str, scope: str = "private", tags: Sequence[str] = (), source: str | None = None
+    app: App,
+    text: str,
+    scope: str = "private",
+    tags: Sequence[str] = (),
+    source: str | None = None,
+    allow_secret: bool = False,
 ) -> CaptureResult:
     if scope not in ("private", "shared"):
         raise InvalidInput(f"capture scope must be private or shared, not {scope!r}")
@@ -57,6 +62,7 @@ def capture(
             body=text,
             tags=tags,
             source=source,
+            allow_secret=allow_secret,
         ),
         caught_up=True,
     )
@@ -94,6 +100,7 @@ def promote(
     project: str | None = None,
     parent: str | None = None,
     expect_version: int | None = None,
+    allow_secret: bool = False,
 ) -> PromoteResult:
     app.catch_up()
     rec = find_note(app.db, ref, app.can_write)
@@ -118,6 +125,7 @@ def promote(
             tags=[t for t in parsed.tags],
             source=source,
             extra={"captured": parsed.front_matter.get("created") or iso(utc_now())},
+            allow_secret=allow_secret,
         ),
         caught_up=True,
     )

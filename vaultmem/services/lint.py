@@ -17,6 +17,7 @@ from vaultmem.vault.ids import new_ulid
 from vaultmem.vault.layout import classify, walk_notes
 from vaultmem.vault.note import ParsedNote, Unreadable
 from vaultmem.vault.schema import check_note
+from vaultmem.vault.secrets import file_text, find_secrets, scanner_version
 from vaultmem.vault.writer import edit_note_text
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1}
@@ -45,6 +46,7 @@ def lint_vault(app: App, fix: bool = False) -> LintReport:
             done = {f["path"] for f in fixed}
             problems = [p for p in problems if not (p.code == "missing_id" and p.path in done)]
     problems.extend(_cross_checks(notes, {f["path"]: f["id"] for f in fixed}))
+    problems.extend(_secrets(app, notes))
     problems.sort(key=lambda p: (p.path, _SEVERITY_ORDER.get(p.severity, 2), p.code))
     errors = sum(1 for p in problems if p.severity == "error")
     warnings = sum(1 for p in problems if p.severity == "warning")
@@ -82,6 +84,33 @@ def _cross_checks(notes: list[ParsedNote], new_ids: dict[str, str]) -> list[Prob
             problems.append(
                 Problem(edge.src, "warning", "dangling_link", f"{what} target {edge.target!r} does not resolve")
             )
+    return problems
+
+
+def _secrets(app: App, notes: list[ParsedNote]) -> list[Problem]:
+    """A secret in a note is an error: memory is shared, synced and kept in git history.
+    Each file's content is scanned once (the state db keeps what a content hash held);
+    the problem names the kind and the line of the file, never the secret."""
+    keys = {n.relpath: f"{scanner_version()}:{n.content_hash}" for n in notes}
+    known = app.db.secret_scans(keys.values())
+    scanned: dict[str, list[list[object]]] = {}
+    problems = []
+    for note in notes:
+        key = keys[note.relpath]
+        found = known.get(key)
+        if found is None:
+            found = scanned[key] = [[s.kind, s.line] for s in find_secrets(file_text(note))]
+        for kind, line in found:
+            problems.append(
+                Problem(
+                    note.relpath,
+                    "error",
+                    "secret",
+                    f"holds a secret ({kind} on line {line}): move it to a secret manager, then out of git history",
+                )
+            )
+    if scanned:
+        app.db.record_secret_scans(scanned)
     return problems
 
 

@@ -44,6 +44,7 @@ from vaultmem.vault.layout import Location, classify
 from vaultmem.vault.markdown import normalize_tag
 from vaultmem.vault.note import ParsedNote, body_hash
 from vaultmem.vault.relink import file_linked
+from vaultmem.vault.secrets import refuse_secrets
 from vaultmem.vault.writer import (
     REMOVE,
     append_text,
@@ -137,6 +138,7 @@ class NewNote:
     # When the note's content came to be (an aware event time; default now): written as `created`
     # and `updated` (a new note is unchanged since), and the TTL counts from it.
     created: datetime | None = None
+    allow_secret: bool = False  # --allow-secret: store text with a detected secret (vault/secrets.py)
 
 
 def _resolve_parent(app: App, ref: str) -> NoteRecord:
@@ -196,6 +198,7 @@ def create_note(app: App, spec: NewNote, *, caught_up: bool = False) -> WriteRes
     if spec.extra:
         fields.update({k: v for k, v in spec.extra.items() if k not in fields})
     text = new_note_text(fields, body)
+    refuse_secrets(text, what="the note", allow=spec.allow_secret)
     data = text.encode("utf-8")
     relpath = store.create_unique(app.root, folder, stem, data)
     record_written(app, relpath, data, 1)
@@ -222,7 +225,13 @@ class NotePatch:
 
 
 def update_note(
-    app: App, ref: str, patch: NotePatch, expect_version: int | None = None, *, refuse_unseen_edits: bool = False
+    app: App,
+    ref: str,
+    patch: NotePatch,
+    expect_version: int | None = None,
+    *,
+    refuse_unseen_edits: bool = False,
+    allow_secret: bool = False,
 ) -> WriteResult:
     """`refuse_unseen_edits`: a caller that states no version (an agent over MCP) may add to
     a note a person edited, but not replace its text (mutate)."""
@@ -279,7 +288,9 @@ def update_note(
         return changes, new_body
 
     guard = refuse_unseen_edits and patch.replaces_text
-    result, _ = mutate(app, ref, mutation, expect_version=expect_version, refuse_unseen_edits=guard)
+    result, _ = mutate(
+        app, ref, mutation, expect_version=expect_version, refuse_unseen_edits=guard, allow_secret=allow_secret
+    )
     if section_found and not section_found[0]:
         return WriteResult(result.id, result.path, result.version, {"section_created": True})
     return result
@@ -304,7 +315,15 @@ def validate_note(
     return ValidateResult(result.id, result.version, stamp, fm.get("trust_score"), result.path)
 
 
-def comment_note(app: App, ref: str, text: str, model: str | None, expect_version: int | None = None) -> CommentResult:
+def comment_note(
+    app: App,
+    ref: str,
+    text: str,
+    model: str | None,
+    expect_version: int | None = None,
+    *,
+    allow_secret: bool = False,
+) -> CommentResult:
     if not text.strip():
         raise InvalidInput("comment text must not be empty")
     stamp = iso(utc_now())
@@ -316,7 +335,7 @@ def comment_note(app: App, ref: str, text: str, model: str | None, expect_versio
         comments.append(entry)
         return {"comments": comments, "updated": stamp}, None
 
-    result, fm = mutate(app, ref, mutation, expect_version=expect_version)
+    result, fm = mutate(app, ref, mutation, expect_version=expect_version, allow_secret=allow_secret)
     return CommentResult(result.id, result.version, fm.get("comments", []), result.path)
 
 

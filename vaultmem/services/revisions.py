@@ -19,6 +19,7 @@ from vaultmem.services.app import App
 from vaultmem.services.lookup import find_note
 from vaultmem.vault import store
 from vaultmem.vault.note import ParsedNote, Unreadable, body_hash, parse_note, version_now
+from vaultmem.vault.secrets import refuse_secrets
 from vaultmem.vault.writer import (
     edit_note_text,
     normalize_body,
@@ -102,10 +103,12 @@ def mutate(
     expect_version: int | None = None,
     bump: bool = True,
     refuse_unseen_edits: bool = False,
+    allow_secret: bool = False,
 ) -> tuple[WriteResult, dict[str, Any]]:
     """Read a note, apply `mutation`, write it back atomically unless it changed meanwhile.
     `refuse_unseen_edits`: without `expect_version`, a hand edit is a conflict
-    (check_unseen_edit) rather than text to write over."""
+    (check_unseen_edit) rather than text to write over. A write that adds a secret is
+    refused unless `allow_secret` (vault/secrets.py)."""
     loaded = load_for_write(app, ref)
     note = loaded.note
     now_at = version_of(app, loaded.record, note, loaded.stamp.sha256)
@@ -122,6 +125,7 @@ def mutate(
         changes["hash"] = body_hash(normalize_body(new_body))
     edited = edit_note_text(loaded.text, note.front_matter, changes, new_body)
     if edited.text != loaded.text:
+        refuse_secrets(edited.text, loaded.text, what=loaded.record.path, allow=allow_secret)
         data = edited.text.encode("utf-8")
         store.replace_file(app.root, loaded.record.path, data, loaded.stamp)
         record_written(app, loaded.record.path, data, version)

@@ -225,7 +225,7 @@ def _existing_duplicate(app: App, write: CheckedWrite) -> Any:
 
 
 @batched_writes
-def ingest(app: App, items: list[Any], shared: bool = False) -> IngestResult:
+def ingest(app: App, items: list[Any], shared: bool = False, allow_secret: bool = False) -> IngestResult:
     app.catch_up()
     written: list[dict[str, Any]] = []
     duplicates: list[dict[str, Any]] = []
@@ -265,6 +265,7 @@ def ingest(app: App, items: list[Any], shared: bool = False) -> IngestResult:
                     ttl_days=write.ttl_days,
                     extra=write.extra,
                     created=write.created,
+                    allow_secret=allow_secret,
                 ),
                 caught_up=True,
             )

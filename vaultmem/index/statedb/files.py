@@ -64,6 +64,23 @@ class FileRows(Store):
                 out[path] = (file_hash, int(version))
         return out
 
+    def secret_scans(self, hashes: Iterable[str]) -> dict[str, list[list[Any]]]:
+        """content sha256 -> the secrets found in it as [[kind, line], …], for those scanned."""
+        out: dict[str, list[list[Any]]] = {}
+        keys = list(hashes)
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            for key, found in self.conn.execute(f"SELECT hash, found FROM secret_scans WHERE hash IN ({marks})", chunk):
+                out[key] = json.loads(found)
+        return out
+
+    def record_secret_scans(self, scans: dict[str, list[list[Any]]]) -> None:
+        with self.conn:
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO secret_scans VALUES (?, ?)", [(k, json.dumps(v)) for k, v in scans.items()]
+            )
+
     def get(self, path: str) -> NoteRecord | None:
         cache = self._record_cache()
         rec = cache.get(path)

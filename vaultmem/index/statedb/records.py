@@ -64,6 +64,9 @@ CREATE TABLE IF NOT EXISTS edges (
 -- wrote there (any other content is an edit by hand, a new version, SPEC §2, even before a
 -- reconcile has seen the write) or what a reconcile counted. Survives `index --full`.
 CREATE TABLE IF NOT EXISTS writes (path TEXT PRIMARY KEY, hash TEXT NOT NULL, version INTEGER NOT NULL);
+-- What `lint` found scanning a file's content for secrets (vault/secrets.py), by the content's
+-- sha256: scanning is slow (~0.5 ms a line), a file's content does not change under its hash.
+CREATE TABLE IF NOT EXISTS secret_scans (hash TEXT PRIMARY KEY, found TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS edges_src ON edges(src);
 CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst);
 -- Which notes' edges each change of the edges table replaced (meta `edges_generation` names

@@ -1,0 +1,91 @@
+"""Secrets in note text: API keys, tokens, private keys, passwords (issue 25, item 4).
+
+Memory is durable and shared: a key an agent pastes into a note is in every clone, every
+backup and the git history from then on. So a write that adds a secret is refused unless
+the caller says it means it (`--allow-secret`), and `lint` reports secrets already in notes.
+
+Detection is Yelp's detect-secrets (its line plugins with its default filters, as its
+scanner runs them on a markdown file: known key formats — AWS, GitHub, Slack, Stripe,
+private key blocks, JWTs … — and `password = "…"`-style assignments, high-entropy strings
+only inside quotes), not regular expressions of our own. Only the lines a write adds are
+checked, so a note that already held a key (a person put it there) does not block every
+later write to it. A finding names its kind and line, never its text.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from vaultmem.errors import InvalidInput
+from vaultmem.vault.note import ParsedNote
+
+
+@dataclass(frozen=True, slots=True)
+class Secret:
+    kind: str  # detect-secrets' name for it: "AWS Access Key", "Private Key", …
+    line: int  # 1-based, in the text scanned
+
+    def where(self) -> str:
+        return f"{self.kind} on line {self.line}"
+
+
+def find_secrets(text: str, lines: Collection[int] | None = None) -> list[Secret]:
+    """The secrets in `text` (only on `lines`, 1-based, when given), one per kind and line,
+    in line order. detect-secrets is imported here, by the writes and lint that need it."""
+    from detect_secrets.core.scan import _process_line_based_plugins
+    from detect_secrets.settings import default_settings
+
+    numbered = [(n, line) for n, line in enumerate(text.split("\n"), 1) if lines is None or n in lines]
+    if not numbered:
+        return []
+    found: dict[tuple[int, str], Secret] = {}
+    with default_settings():
+        # a markdown file: the plugins' file-type rules for prose (entropy only in quotes)
+        for hit in _process_line_based_plugins(lines=numbered, filename="note.md"):
+            found.setdefault((hit.line_number, hit.type), Secret(hit.type, hit.line_number))
+    return sorted(found.values(), key=lambda s: (s.line, s.kind))
+
+
+def scanner_version() -> str:
+    """Which detector scanned (a cached finding is only as good as the detector's version)."""
+    from importlib.metadata import version
+
+    return f"detect-secrets {version('detect-secrets')}"
+
+
+def file_text(note: ParsedNote) -> str:
+    """A note's text as its file holds it, line for line (front matter, then body), so that
+    line numbers are the file's."""
+    if note.fm_text is None:
+        return note.body
+    return f"---\n{note.fm_text}---\n{note.body}"  # the block ends at a line's start: "" or ends with a newline
+
+
+def added_lines(old: str, new: str) -> set[int]:
+    """The 1-based numbers of the lines of `new` that `old` does not hold there (a line
+    diff): what a write adds or changes."""
+    old_lines, new_lines = old.split("\n"), new.split("\n")
+    out: set[int] = set()
+    matcher = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False)
+    for tag, _, _, j1, j2 in matcher.get_opcodes():
+        if tag in ("replace", "insert"):
+            out.update(range(j1 + 1, j2 + 1))
+    return out
+
+
+def refuse_secrets(new: str, old: str = "", what: str = "the note", allow: bool = False) -> None:
+    """Raise InvalidInput (exit 5) when `new` adds a secret to `old`, naming each kind and
+    line of `what`, never the secret; nothing is written. `allow`: the caller's
+    `--allow-secret`."""
+    if allow:
+        return
+    lines = added_lines(old, new) if old else None
+    found = find_secrets(new, lines)
+    if found:
+        listed = "; ".join(s.where() for s in found)
+        raise InvalidInput(
+            f"{what} would hold a secret ({listed}); nothing written. Remove it (keep secrets in a secret "
+            "manager, not in memory), or pass --allow-secret to store it anyway"
+        )
