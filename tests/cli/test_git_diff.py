@@ -48,8 +48,14 @@ def _commit(repo: Path) -> None:
 
 
 def _diff(repo: Path, relpath: str) -> tuple[list[str], list[str]]:
-    changed = git(repo, "status", "--porcelain", "-z").strip("\0")
-    assert changed.strip() == f"M {relpath}", "only the named note changed"
+    changed = [c for c in git(repo, "status", "--porcelain", "-z", "-uall").split("\0") if c]
+    journal = [c for c in changed if c[3:].startswith(".vaultmem-journal/")]
+    assert [c for c in changed if c not in journal] == [f" M {relpath}"], "only the named note changed"
+    # and the write journal got one line: who wrote it (vault/journal.py)
+    removed, added = changed_lines(git(repo, "diff", "-U0", "--", ".vaultmem-journal"))
+    if not added:  # the journal file is new since the last commit
+        added = [line for c in journal for line in (repo / c[3:]).read_text().splitlines()]
+    assert removed == [] and len(added) == 1 and f'"path":"{relpath}"' in added[0]
     return changed_lines(git(repo, "diff", "-U0", "--", relpath))
 
 

@@ -54,15 +54,16 @@ def test_adopt_adds_only_config_folders_and_ignore_rule(tmp_path: Path) -> None:
     assert data["examples"] is False and data["existing_notes"] == 3
     ghost_dirs = ["diary/alice/", "inbox/alice/", "private/alice/"]
     scopes = [folder for folder in SCOPES if folder != "shared/"]  # shared/ was already there
-    assert data["added"] == sorted([".vaultmem/", "vaultmem.toml", *scopes, *ghost_dirs])
+    assert data["added"] == sorted([".gitattributes", ".vaultmem/", "vaultmem.toml", *scopes, *ghost_dirs])
     assert data["appended"] == [".gitignore"]
     assert data["kept"] == ["shared/"]
     # the ignore rule is appended (CRLF kept); nothing else in .gitignore changes
     assert (root / ".gitignore").read_bytes() == b"node_modules\r\n*.log\r\n.vaultmem/\r\n"
     _unchanged(root, before, skip=(".gitignore",))
-    # no examples, README or hook: the only new file outside .vaultmem/ is vaultmem.toml
+    # no examples, README or hook: the only new files outside .vaultmem/ are vaultmem.toml and
+    # the journal's merge rule
     new_files = {rel for rel in _files(root) if rel not in before and not rel.startswith(".vaultmem")}
-    assert new_files == {"vaultmem.toml"}
+    assert new_files == {"vaultmem.toml", ".gitattributes"}
     assert SECRET not in res.stdout + res.stderr
 
 
@@ -156,7 +157,11 @@ def test_no_examples_in_empty_folder(tmp_path: Path) -> None:
     root = tmp_path / "new"
     data = Cli(tmp_path).ok("init", str(root), "--no-examples", vault=False)
     assert data["examples"] is False
-    assert {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()} == {"vaultmem.toml", ".gitignore"}
+    assert {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()} == {
+        "vaultmem.toml",
+        ".gitignore",
+        ".gitattributes",
+    }
 
 
 def test_adopted_vault_is_usable(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ import pytest
 from tests.cli._util import front_matter, vault_files, write
 from tests.conftest import Cli
 from vaultmem.vault.ids import is_ulid
+from vaultmem.vault.journal import read_all
 
 
 def _alias_bomb() -> str:
@@ -139,7 +140,10 @@ def test_fix_adds_missing_ids_and_changes_nothing_else(vault: Path, cli: Cli) ->
     assert set(fixed) == set(cases)
     assert not any(p["code"] == "missing_id" and p["path"] in fixed for p in res.data["problems"])
     after = vault_files(vault)
-    assert set(after) == set(before)
+    journal = {p for p in after if p.startswith(".vaultmem-journal/")}
+    assert set(after) - journal == set(before)
+    # the fixes are in the write journal, one line each (vault/journal.py)
+    assert sorted(e.path for e in read_all(vault)) == sorted(fixed)
     for relpath, data in before.items():
         if relpath not in cases:
             assert after[relpath] == data, f"{relpath} changed"

@@ -33,7 +33,16 @@ SECRET = "zanzibar"
 CANARY = "canary-7f3a-outside-the-vault"
 ALICE_DIRS = ("private/alice", "diary/alice", "inbox/alice")
 # Where bob's session may leave files (his scopes, shared ones, the trash, derived state).
-BOB_MAY_WRITE = ("shared/", "private/bob/", "diary/bob/", "inbox/bob/", "inbox/shared/", "project/", ".trash/")
+BOB_MAY_WRITE = (
+    "shared/",
+    "private/bob/",
+    "diary/bob/",
+    "inbox/bob/",
+    "inbox/shared/",
+    "project/",
+    ".trash/",
+    ".vaultmem-journal/bob/",
+)
 
 
 @pytest.fixture(scope="module")

@@ -287,6 +287,7 @@ NOT_NOTES = {
     "services/vaults.py::_copy_tree": "vaultmem's own template files (package data), copied by init",
     "services/vaults.py::_copy_ghost_tree": "vaultmem's own template files (package data), copied by init",
     "services/vaults.py::append_ignore_rule": ".gitignore",
+    "services/vaults.py::append_attribute": ".gitattributes",
     "services/vaults.py::_write_vault": "vaultmem's template vaultmem.toml and .gitignore",
     "services/vaults.py::add_ghost": "vaultmem.toml",
     "services/vaults.py::_write_config": "vaultmem.toml's temp file, opened to write (ghost add)",

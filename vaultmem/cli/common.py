@@ -49,7 +49,48 @@ def json_mode(ctx: typer.Context, flag: bool) -> bool:
     return flag or bool(globals_of(ctx).get("json"))
 
 
-def open_app(ctx: typer.Context, vault: Path | None, ghost: str | None, progress: Any = None) -> App:
+ModelOpt = Annotated[
+    str | None,
+    typer.Option("--model", help="The model making this write, for the journal and review (or $VAULTMEM_MODEL)."),
+]
+ReasonOpt = Annotated[
+    str | None,
+    typer.Option("--reason", help="Why this write is made, for the journal and review (or $VAULTMEM_REASON)."),
+]
+PROVENANCE_MAX = 500  # characters of a model name or a reason
+
+
+def provenance(ctx: typer.Context, model: str | None, reason: str | None) -> tuple[str | None, str | None]:
+    """(model, reason) of a write: the command's flags, else the root's, else $VAULTMEM_MODEL
+    and $VAULTMEM_REASON (which travel with a command the watcher runs)."""
+    import os
+
+    from vaultmem.errors import InvalidInput
+
+    g = globals_of(ctx)
+    out = []
+    for name, value in (("model", model), ("reason", reason)):
+        value = value or g.get(name) or os.environ.get(f"VAULTMEM_{name.upper()}") or None
+        if value is not None and len(value) > PROVENANCE_MAX:
+            raise InvalidInput(f"--{name} is longer than {PROVENANCE_MAX} characters")
+        out.append(value)
+    return out[0], out[1]
+
+
+def open_app(
+    ctx: typer.Context,
+    vault: Path | None,
+    ghost: str | None,
+    progress: Any = None,
+    model: str | None = None,
+    reason: str | None = None,
+) -> App:
+    app = _open_app(ctx, vault, ghost, progress)
+    app.model, app.reason = provenance(ctx, model, reason)
+    return app
+
+
+def _open_app(ctx: typer.Context, vault: Path | None, ghost: str | None, progress: Any = None) -> App:
     from vaultmem.cli.output import notice
     from vaultmem.services.app import App
 
@@ -57,7 +98,8 @@ def open_app(ctx: typer.Context, vault: Path | None, ghost: str | None, progress
     provider = g.get("app_provider")
     if provider is not None:
         # Inside the watcher (vaultmem/daemon/bridge.py): its warm App, as this request's ghost.
-        return provider(vault or g.get("vault"), ghost or g.get("ghost"), notice, progress)
+        app: App = provider(vault or g.get("vault"), ghost or g.get("ghost"), notice, progress)
+        return app
     import os
 
     from vaultmem.cli.notices import show_model_notices

@@ -11,6 +11,8 @@ from vaultmem.cli.common import (
     ExpectVersionOpt,
     GhostOpt,
     JsonOpt,
+    ModelOpt,
+    ReasonOpt,
     VaultOpt,
     json_mode,
     open_app,
@@ -74,6 +76,8 @@ def register(app: typer.Typer) -> None:
         tag: Annotated[list[str] | None, typer.Option("--tag", help="Tag (repeatable).")] = None,
         source: Annotated[str | None, typer.Option("--source", help="Where it came from.")] = None,
         allow_secret: AllowSecretOpt = False,
+        model: ModelOpt = None,
+        reason: ReasonOpt = None,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
@@ -81,7 +85,7 @@ def register(app: typer.Typer) -> None:
         """Store raw text in the inbox for later curation (memory_capture)."""
         from vaultmem.services.capture import capture as do_capture
 
-        app_ = open_app(ctx, vault, ghost)
+        app_ = open_app(ctx, vault, ghost, model=model, reason=reason)
         body = read_file_arg("-", "stdin") if text in (None, "-") else text
         emit(do_capture(app_, body or "", scope, tag or [], source, allow_secret), json_mode(ctx, json_), _render_path)
 
@@ -106,6 +110,8 @@ def register(app: typer.Typer) -> None:
         parent: Annotated[str | None, typer.Option("--parent", help="Parent note: id or title.")] = None,
         expect_version: ExpectVersionOpt = None,
         allow_secret: AllowSecretOpt = False,
+        model: ModelOpt = None,
+        reason: ReasonOpt = None,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
@@ -114,7 +120,15 @@ def register(app: typer.Typer) -> None:
         from vaultmem.services.capture import promote
 
         result = promote(
-            open_app(ctx, vault, ghost), ref, title, type_, scope, project, parent, expect_version, allow_secret
+            open_app(ctx, vault, ghost, model=model, reason=reason),
+            ref,
+            title,
+            type_,
+            scope,
+            project,
+            parent,
+            expect_version,
+            allow_secret,
         )
         emit(result, json_mode(ctx, json_), _render_path)
 
@@ -126,6 +140,8 @@ def register(app: typer.Typer) -> None:
             str, typer.Option("--scope", help="Where semantic memories go: private or shared.")
         ] = "private",
         allow_secret: AllowSecretOpt = False,
+        model: ModelOpt = None,
+        reason: ReasonOpt = None,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
@@ -138,7 +154,12 @@ def register(app: typer.Typer) -> None:
             raise InvalidInput(f"--scope must be private or shared, not {scope!r}")
         items = parse_writes(read_file_arg(file, "memory writes"))
         emit(
-            ingest(open_app(ctx, vault, ghost), items, shared=scope == "shared", allow_secret=allow_secret),
+            ingest(
+                open_app(ctx, vault, ghost, model=model, reason=reason),
+                items,
+                shared=scope == "shared",
+                allow_secret=allow_secret,
+            ),
             json_mode(ctx, json_),
             _render_writes,
         )

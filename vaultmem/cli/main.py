@@ -12,7 +12,7 @@ import typer
 from typer.core import TyperGroup
 
 from vaultmem import __version__
-from vaultmem.cli.common import GhostOpt, JsonOpt, VaultOpt
+from vaultmem.cli.common import GhostOpt, JsonOpt, ModelOpt, ReasonOpt, VaultOpt
 from vaultmem.errors import InvalidInput, VaultmemError, environment_error
 
 try:
@@ -239,8 +239,17 @@ def root(
     vault: VaultOpt = None,
     ghost: GhostOpt = None,
     json_: JsonOpt = False,
+    model: ModelOpt = None,
+    reason: ReasonOpt = None,
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
 ) -> None:
     """Options given here apply to every command (a command's own flags win)."""
     # Merged, not replaced: the watcher passes its App provider in obj (cli/common.py).
-    ctx.obj = {**(ctx.obj if isinstance(ctx.obj, dict) else {}), "vault": vault, "ghost": ghost, "json": json_}
+    ctx.obj = {
+        **(ctx.obj if isinstance(ctx.obj, dict) else {}),
+        "vault": vault,
+        "ghost": ghost,
+        "json": json_,
+        "model": model,
+        "reason": reason,
+    }

@@ -11,6 +11,8 @@ from vaultmem.cli.common import (
     ExpectVersionOpt,
     GhostOpt,
     JsonOpt,
+    ModelOpt,
+    ReasonOpt,
     VaultOpt,
     json_mode,
     open_app,
@@ -131,6 +133,8 @@ def register(app: typer.Typer) -> None:
         ttl_days: Annotated[float | None, typer.Option("--ttl-days", help="Expire after N days.")] = None,
         edit: Annotated[bool, typer.Option("--edit", help="Then open the new note in $VISUAL/$EDITOR.")] = False,
         allow_secret: AllowSecretOpt = False,
+        model: ModelOpt = None,
+        reason: ReasonOpt = None,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
@@ -143,7 +147,7 @@ def register(app: typer.Typer) -> None:
             parent=parent, tags=tag or [], aliases=alias or [], source=source, trust=trust,
             confidence=confidence, importance=importance, ttl_days=ttl_days, allow_secret=allow_secret,
         )  # fmt: skip
-        app_ = open_app(ctx, vault, ghost)
+        app_ = open_app(ctx, vault, ghost, model=model, reason=reason)
         result = create_note(app_, spec)
         if edit:
             from vaultmem.cli.editing import render_edit, run_editor
@@ -173,6 +177,8 @@ def register(app: typer.Typer) -> None:
         ] = None,
         expect_version: ExpectVersionOpt = None,
         allow_secret: AllowSecretOpt = False,
+        model: ModelOpt = None,
+        reason: ReasonOpt = None,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
@@ -184,7 +190,13 @@ def register(app: typer.Typer) -> None:
             title=title, sets=set_ or [], add_tags=add_tag or [], remove_tags=remove_tag or [],
             body=_body(body, body_file), append=read_text_arg(append, "append"), replace_section=replace_section,
         )  # fmt: skip
-        result = update_note(open_app(ctx, vault, ghost), ref, patch, expect_version, allow_secret=allow_secret)
+        result = update_note(
+            open_app(ctx, vault, ghost, model=model, reason=reason),
+            ref,
+            patch,
+            expect_version,
+            allow_secret=allow_secret,
+        )
         emit(result, json_mode(ctx, json_), _render_write)
 
     @note_app.command("validate")
@@ -194,6 +206,8 @@ def register(app: typer.Typer) -> None:
         by: Annotated[str, typer.Option("--by", help="Who validated: GHOST/MODEL.")],
         trust: Annotated[float | None, typer.Option("--trust", help="New trust_score in [0, 1].")] = None,
         expect_version: ExpectVersionOpt = None,
+        model: ModelOpt = None,
+        reason: ReasonOpt = None,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
@@ -201,7 +215,7 @@ def register(app: typer.Typer) -> None:
         """Record a validation and optionally adjust trust (memory_note_validate)."""
         from vaultmem.services.notes import validate_note
 
-        result = validate_note(open_app(ctx, vault, ghost), ref, by, trust, expect_version)
+        result = validate_note(open_app(ctx, vault, ghost, model=model, reason=reason), ref, by, trust, expect_version)
         emit(result, json_mode(ctx, json_), _render_write)
 
     @note_app.command("comment")
@@ -212,6 +226,7 @@ def register(app: typer.Typer) -> None:
         model: Annotated[str | None, typer.Option("--model", help="Model that wrote the comment.")] = None,
         expect_version: ExpectVersionOpt = None,
         allow_secret: AllowSecretOpt = False,
+        reason: ReasonOpt = None,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
@@ -220,7 +235,14 @@ def register(app: typer.Typer) -> None:
         from vaultmem.services.notes import comment_note
 
         text_ = read_text_arg(text, "text") or ""
-        result = comment_note(open_app(ctx, vault, ghost), ref, text_, model, expect_version, allow_secret=allow_secret)
+        result = comment_note(
+            open_app(ctx, vault, ghost, model=model, reason=reason),
+            ref,
+            text_,
+            model,
+            expect_version,
+            allow_secret=allow_secret,
+        )
         emit(result, json_mode(ctx, json_), _render_write)
 
     @note_app.command("delete")
@@ -228,6 +250,8 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         ref: Annotated[str, typer.Argument(help="Note id, path, title or alias.")],
         expect_version: ExpectVersionOpt = None,
+        model: ModelOpt = None,
+        reason: ReasonOpt = None,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
@@ -235,7 +259,7 @@ def register(app: typer.Typer) -> None:
         """Move a note into .vaultmem/trash/ (memory_delete); `vaultmem trash restore` brings it back."""
         from vaultmem.services.notes import delete_note
 
-        result = delete_note(open_app(ctx, vault, ghost), ref, expect_version)
+        result = delete_note(open_app(ctx, vault, ghost, model=model, reason=reason), ref, expect_version)
         emit(result, json_mode(ctx, json_), _render_delete)
         if result.linked_from:
             from vaultmem.cli.output import notice

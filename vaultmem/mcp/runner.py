@@ -69,8 +69,10 @@ class Runner:
         self._starting = starting
         self._starting_until = time.monotonic() + WATCHER_START_WAIT_S
 
-    def call(self, plan: Plan, ghost: str | None) -> Answer:
-        """The use case's result; its typed error (VaultmemError) when it fails."""
+    def call(self, plan: Plan, ghost: str | None, model: str | None = None) -> Answer:
+        """The use case's result; its typed error (VaultmemError) when it fails. `model`:
+        who writes, for the write journal ($VAULTMEM_MODEL of the server, else the host's
+        name from the session)."""
         if isinstance(plan, Read):
             answer = self._forward(plan.request, ghost)
             if isinstance(answer, Answer):
@@ -79,9 +81,15 @@ class Runner:
             # A watcher that does not answer still holds the indexes: read them as they are.
             freshness = AsTheyAre(answer) if answer is not None else None
             return self._here(ghost, lambda app: reads.run(app, request), freshness)
-        return self._here(ghost, plan.run)
+        return self._here(ghost, plan.run, model=self._env.get("VAULTMEM_MODEL") or model)
 
-    def _here(self, ghost: str | None, use_case: Callable[[App], Result], freshness: Freshness | None = None) -> Answer:
+    def _here(
+        self,
+        ghost: str | None,
+        use_case: Callable[[App], Result],
+        freshness: Freshness | None = None,
+        model: str | None = None,
+    ) -> Answer:
         notices: list[str] = []
         if isinstance(freshness, AsTheyAre):
             notices.append(f"warning: the watcher did not answer ({freshness.unanswered}): answered without it")
@@ -91,6 +99,7 @@ class Runner:
             )
             try:
                 app.after_write = synced_after_write(str(self.root), notices.append)
+                app.model = model
                 result = use_case(app)
             finally:
                 app.close()

@@ -73,14 +73,29 @@ def error_of(error: VaultmemError) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
 
 
-def call_tool(runner: Runner, name: str, arguments: Any, ghost: str | None) -> types.CallToolResult:
+def client_name(ctx: Any) -> str | None:
+    """The MCP host's own name and version from the session's `initialize` (`clientInfo`):
+    the write journal's `model` for this session's writes (vault/journal.py), where nothing
+    better is said. None when the host gave none."""
+    params = getattr(getattr(ctx, "session", None), "client_params", None)
+    info = getattr(params, "client_info", None)
+    name, version = getattr(info, "name", None), getattr(info, "version", None)
+    if not isinstance(name, str) or not name.strip():
+        return None
+    text = f"{name.strip()}/{version.strip()}" if isinstance(version, str) and version.strip() else name.strip()
+    return text[:200]
+
+
+def call_tool(
+    runner: Runner, name: str, arguments: Any, ghost: str | None, model: str | None = None
+) -> types.CallToolResult:
     """One tool call, start to end, on a worker thread: checked arguments, the typed use
-    case, its result or its typed error."""
+    case, its result or its typed error. `model`: the host's name, for the journal."""
     tool = BY_NAME.get(name)
     if tool is None:
         return error_of(InvalidInput(f"unknown tool {name!r}; tools: {', '.join(BY_NAME)}"))
     try:
-        return result_of(runner.call(tool.plan(arguments, ghost), ghost), tool.text)
+        return result_of(runner.call(tool.plan(arguments, ghost), ghost, model), tool.text)
     except VaultmemError as exc:
         return error_of(exc)
     except Exception as exc:
@@ -106,7 +121,8 @@ def build_server(root: Path, ghost_of: GhostOf, starting: subprocess.Popen[bytes
             ghost = ghost_of(ctx)
         except VaultmemError as exc:
             return error_of(exc)
-        return await anyio.to_thread.run_sync(call_tool, runner, params.name, params.arguments, ghost)
+        model = client_name(ctx)
+        return await anyio.to_thread.run_sync(call_tool, runner, params.name, params.arguments, ghost, model)
 
     return Server(
         "vaultmem",

@@ -55,6 +55,9 @@ class App:
     # Set by the CLI when a watcher may be running: services call it (through `wrote`) after
     # writing files, and it waits until the watcher has indexed them. None: nobody to tell.
     after_write: AfterWrite | None = None
+    # Provenance of this caller's writes (vault/journal.py): the model it runs, why it writes.
+    model: str | None = None
+    reason: str | None = None
     _held_writes: list[str] | None = field(default=None, repr=False)
 
     @classmethod
@@ -128,12 +131,20 @@ class App:
     # --- after writes -------------------------------------------------------------------
 
     def wrote(self, paths: Iterable[str]) -> None:
-        """Services call this after writing note files (vault-relative paths)."""
+        """Services call this after writing note files (vault-relative paths): each gets its
+        line in the write journal at once, and the watcher hears of them (once per batch)."""
         changed = list(paths)
+        self._journal(changed)
         if self._held_writes is not None:
             self._held_writes.extend(changed)
         elif changed and self.after_write is not None:
             self.after_write(changed)
+
+    def _journal(self, paths: list[str]) -> None:
+        from vaultmem.clock import epoch
+        from vaultmem.vault import journal
+
+        journal.record(self.root, paths, journal.stamp(epoch()), self.ghost, self.model, self.reason)
 
     @contextmanager
     def batch_writes(self) -> Iterator[None]:

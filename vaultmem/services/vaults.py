@@ -15,6 +15,7 @@ from vaultmem.index.lock import IndexLock
 from vaultmem.models import GhostsResult, InitResult
 from vaultmem.paths import StatePaths
 from vaultmem.vault.ids import new_ulid
+from vaultmem.vault.journal import ATTRIBUTES as JOURNAL_ATTRIBUTES
 from vaultmem.vault.layout import SCOPES, inside_vault, walk_notes
 
 SCOPE_DIRS = (*SCOPES, "inbox/shared", "reference")
@@ -112,12 +113,23 @@ def append_ignore_rule(path: Path, entry: str) -> bool:
     return True
 
 
+def append_attribute(path: Path, rule: str) -> bool:
+    """Append `rule` (a .gitattributes line) to an existing file unless it holds it."""
+    data = path.read_bytes()
+    if any(line.strip() == rule for line in data.decode("utf-8", "replace").splitlines()):
+        return False
+    newline = b"\r\n" if b"\r\n" in data else b"\n"
+    with path.open("ab") as fh:
+        fh.write((newline if data and not data.endswith(b"\n") else b"") + rule.encode() + newline)
+    return True
+
+
 def _planned(names: list[str], examples: bool) -> dict[str, bool]:
     """Every path init may create (vault-relative) and whether it is a folder."""
     planned: dict[str, bool] = dict.fromkeys(SCOPES, True)
     planned.update({folder: True for folder in SCOPE_DIRS})
     planned.update({f"{top}/{ghost}": True for top in GHOST_DIRS for ghost in names})
-    planned.update({CONFIG_NAME: False, ".gitignore": False, STATE_DIR: True})
+    planned.update({CONFIG_NAME: False, ".gitignore": False, ".gitattributes": False, STATE_DIR: True})
     if examples:
         planned.update(_template_paths(template_root(), "", names))
     return planned
@@ -147,7 +159,7 @@ def _write_vault(root: Path, names: list[str], examples: bool, hook_is_ours: boo
     if examples:
         _copy_tree(template_root(), root, root, names)
     else:
-        for name in (CONFIG_NAME, ".gitignore"):
+        for name in (CONFIG_NAME, ".gitignore", ".gitattributes"):
             text = template_root().joinpath(name).read_text(encoding="utf-8")
             _write_new(root, root / name, _fill(text, None))
     config_path = root / CONFIG_NAME
@@ -182,6 +194,9 @@ def init_vault(path: Path, ghosts: list[str], examples: bool | None = None) -> I
     appended: list[str] = []
     if gitignore.is_file() and not gitignore.is_symlink() and append_ignore_rule(gitignore, f"{STATE_DIR}/"):
         appended.append(".gitignore")
+    attributes = root / ".gitattributes"
+    if attributes.is_file() and not attributes.is_symlink() and append_attribute(attributes, JOURNAL_ATTRIBUTES):
+        appended.append(".gitattributes")
     _write_vault(root, names, examples, hook_is_ours="hooks/pre-commit" not in before)
 
     def label(rel: str) -> str:

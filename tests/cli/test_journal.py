@@ -1,0 +1,56 @@
+"""Issue 25, item 1: every vaultmem write knows who made it. Each write adds one line per
+file to the write journal (vault/journal.py): the ghost (or a person: null), the model and
+reason given by flag, root flag or environment, the path and the hash of what was written."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Cli
+from vaultmem.vault.journal import JOURNAL_DIR, Entry, parse_lines, read_all
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_each_write_is_journaled_with_who_and_why(vault: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    made = cli.ok("note", "create", "--title", "Wine", "--type", "fact", "--scope", "shared", "--body", "Pinot.",
+                  "--model", "gpt-x", "--reason", "the user said so", ghost="alice")  # fmt: skip
+    monkeypatch.setenv("VAULTMEM_MODEL", "claude-y")
+    cli.ok("--reason", "tidy", "note", "update", made["id"], "--append", "More.", ghost="alice")
+    monkeypatch.delenv("VAULTMEM_MODEL")
+    cli.ok("note", "update", made["id"], "--add-tag", "wine")  # a person, no ghost
+    moved = cli.ok("note", "move", made["id"], "Wine notes", ghost="bob")["moves"][0]["to"]
+    cli.ok("note", "delete", made["id"], ghost="bob")
+    entries = read_all(vault)
+    assert [(e.by, e.model, e.reason) for e in entries[:3]] == [
+        ("alice", "gpt-x", "the user said so"),
+        ("alice", "claude-y", "tidy"),
+        (None, None, None),
+    ]
+    assert {e.path for e in entries[:3]} == {made["path"]}
+    # a move journals both paths: the old one gone, the new one written; a delete: gone
+    moves = [(e.by, e.path, e.hash is None) for e in entries[3:]]
+    assert moves[0] == ("bob", made["path"], True) and moves[-1] == ("bob", moved, True)
+    assert set(moves[1:-1]) == {("bob", moved, False)}
+    # each writer has its own file (one per month): a ghost's commit carries its own lines
+    assert sorted(p.parent.name for p in (vault / JOURNAL_DIR).glob("*/*.jsonl")) == ["_person", "alice", "bob"]
+
+
+def test_the_hash_is_of_the_file_as_written(vault: Path, cli: Cli) -> None:
+    made = cli.ok("capture", "raw thought", ghost="alice")
+    (entry,) = read_all(vault)
+    assert entry.hash == sha(vault / made["path"])
+
+
+def test_unreadable_lines_are_skipped_and_long_provenance_refused(vault: Path, cli: Cli) -> None:
+    good = Entry("2026-11-26T10:00:00Z", "alice", "shared/a.md", None, "m", None)
+    text = "\n".join([good.line(), "not json", json.dumps({"at": 1}), '{"cut off'])
+    assert list(parse_lines(text)) == [good]
+    res = cli("capture", "x", "--reason", "r" * 501, ghost="alice")
+    assert res.exit_code == 5 and read_all(vault) == []
