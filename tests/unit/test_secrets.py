@@ -4,9 +4,11 @@ and that a refusal names the kind and line but never the secret. Real detect-sec
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vaultmem.errors import InvalidInput
-from vaultmem.vault.secrets import added_lines, find_secrets, refuse_secrets
+from vaultmem.vault.secrets import _scanner, _screen, added_lines, find_secrets, refuse_secrets
 
 # Well-known documentation values of each format (not live credentials).
 AWS = "AKIAIOSFODNN7EXAMPLE"
@@ -65,3 +67,16 @@ def test_only_what_a_write_adds_is_checked() -> None:
     with pytest.raises(InvalidInput):
         refuse_secrets(held + f"token {GITHUB}\n", held)
     refuse_secrets(f"key: {AWS}", allow=True)  # --allow-secret
+
+
+KEYISH = "AKIAghp_xoxb-sk_live_SG.eyJ0123456789abcdefABCDEF+/=:@'\" -passwordsecretapi_keyBEGIN PRIVATE KEY"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(KEYISH), max_size=80) | st.sampled_from([AWS, GITHUB, SLACK]))
+def test_the_screen_passes_every_line_the_scan_flags(line: str) -> None:
+    """Lines the screen turns away are not scanned (speed): it must never turn away a line
+    detect-secrets itself would flag."""
+    flagged = list(_scanner()(lines=[(1, line)], filename="note.md"))
+    if flagged:
+        assert _screen()(line), (line, [s.type for s in flagged])

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import re
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -43,12 +44,40 @@ def find_secrets(text: str, lines: Collection[int] | None = None) -> list[Secret
             at.setdefault(line, []).append(n)
     if not at:
         return []
-    first = {numbers[0]: line for line, numbers in at.items()}
+    could_hold = _screen()
+    first = {numbers[0]: line for line, numbers in at.items() if could_hold(line)}
+    if not first:
+        return []
     found: dict[tuple[int, str], Secret] = {}
     for hit in _scanner()(lines=sorted(first.items()), filename="note.md"):
         for n in at[first[hit.line_number]]:
             found.setdefault((n, hit.type), Secret(hit.type, n))
     return sorted(found.values(), key=lambda s: (s.line, s.kind))
+
+
+@functools.cache
+def _screen() -> Callable[[str], bool]:
+    """Whether a line could hold what any of detect-secrets' plugins looks for — a key
+    format's pattern, a keyword, a quoted string of an entropy plugin's characters — from
+    the plugins' own patterns. Only such lines are scanned: the scan's plugin and filter
+    machinery costs ~1 ms a line, the screen ~30 µs, and one line in seven of prose passes
+    it. A plugin the screen does not know (a newer detect-secrets) lets every line through."""
+    from detect_secrets.core.scan import get_plugins
+    from detect_secrets.plugins.base import RegexBasedDetector
+    from detect_secrets.plugins.keyword import DENYLIST_REGEX, KeywordDetector
+
+    _scanner()  # the plugins as the scan configures them
+    patterns: list[re.Pattern[str]] = []
+    for plugin in get_plugins():
+        if isinstance(plugin, RegexBasedDetector):
+            patterns.extend(plugin.denylist)
+        elif isinstance(plugin, KeywordDetector):
+            patterns.append(re.compile(DENYLIST_REGEX, re.IGNORECASE))
+        elif isinstance(getattr(plugin, "regex", None), re.Pattern):
+            patterns.append(plugin.regex)  # the entropy plugins' quoted strings
+        else:
+            return lambda line: True
+    return lambda line: any(p.search(line) for p in patterns)
 
 
 @functools.cache

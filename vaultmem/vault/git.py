@@ -1,0 +1,225 @@
+"""Git itself, through its command line: the history of the vault's files (issue 25).
+
+vaultmem never reimplements git. It asks `git` (measured against pygit2: one `git diff
+--name-status` or `git cat-file --batch` over 1,000 files costs a few tens of milliseconds,
+and the command line needs no native wheel and reads every repository format git reads).
+The vault may be the repository or a folder inside one: paths here are vault-relative, and
+converted to and from the repository's at this edge.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from vaultmem.errors import InvalidInput, VaultmemError
+
+WORKTREE = None  # a side of a comparison that is the files as they are now
+
+# Git must never ask on a terminal, page, or read a user's diff settings that change output.
+_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "PAGER": "cat", "LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0"}
+
+
+class GitError(VaultmemError):
+    exit_code = 1
+    code = "git"
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """One file's change between two sides: status A (added), M, D, R (renamed)."""
+
+    status: str
+    path: str  # vault-relative, after (before, for D)
+    old_path: str | None = None  # R: where it was
+
+
+@dataclass(frozen=True, slots=True)
+class Commit:
+    sha: str
+    author_name: str
+    author_email: str
+    at: str  # ISO-8601 author date
+    subject: str
+    trailers: dict[str, list[str]]
+
+
+class Git:
+    def __init__(self, root: Path, top: Path, prefix: str) -> None:
+        self.root = root  # the vault
+        self.top = top  # the repository's work tree
+        self.prefix = prefix  # the vault's folder in it, "" or ending in "/"
+
+    @classmethod
+    def of(cls, root: Path) -> Git:
+        """The repository holding the vault; InvalidInput when there is none (or no git)."""
+        if shutil.which("git") is None:
+            raise InvalidInput("git is not installed: review, history, revert and commit need it")
+        try:
+            out = _run(root, ["rev-parse", "--show-toplevel", "--show-prefix"]).split("\n")
+        except GitError:
+            raise InvalidInput(f"{root} is not in a git repository: `git init` it first") from None
+        return cls(root, Path(out[0]), out[1] if len(out) > 1 else "")
+
+    # --- running git ---------------------------------------------------------------------
+
+    def run(self, *args: str, input: bytes | None = None, env: dict[str, str] | None = None) -> str:
+        return _run(self.root, list(args), input, env)
+
+    def run_bytes(self, *args: str, input: bytes | None = None) -> bytes:
+        return _run_bytes(self.root, list(args), input)
+
+    def vault_path(self, repo_path: str) -> str | None:
+        """A repository path as vault-relative; None when outside the vault."""
+        if not repo_path.startswith(self.prefix):
+            return None
+        return repo_path[len(self.prefix) :]
+
+    def repo_path(self, vault_path: str) -> str:
+        return self.prefix + vault_path
+
+    # --- questions -------------------------------------------------------------------------
+
+    def has_head(self) -> bool:
+        try:
+            self.run("rev-parse", "--verify", "-q", "HEAD^{commit}")
+            return True
+        except GitError:
+            return False
+
+    def resolve(self, rev: str) -> str:
+        """The commit a revision names; InvalidInput for one that names none."""
+        if rev.startswith("-"):
+            raise InvalidInput(f"{rev!r} is not a revision")
+        try:
+            return self.run("rev-parse", "--verify", "-q", f"{rev}^{{commit}}").strip()
+        except GitError:
+            raise InvalidInput(f"{rev!r} names no commit of this repository") from None
+
+    def changes(self, base: str | None, head: str | None) -> list[FileChange]:
+        """The vault's changed files from `base` (None: the empty tree) to `head` (WORKTREE:
+        the files now, untracked ones included), renames detected."""
+        old = base or self.empty_tree()
+        args = ["diff", "--no-ext-diff", "--no-textconv", "--name-status", "-z", "-M", old]
+        if head is not None:
+            args.append(head)
+        out = self.run(*args, "--", ".")
+        changes = _parse_name_status(out, self)
+        if head is None:
+            for path in self.run("ls-files", "-z", "--others", "--exclude-standard", "--", ".").split("\0"):
+                vault_path = self.vault_path(path) if path else None
+                if vault_path is not None:
+                    changes.append(FileChange("A", vault_path))
+        return changes
+
+    def empty_tree(self) -> str:
+        return self.run("hash-object", "-t", "tree", "/dev/null").strip()
+
+    def contents(self, rev: str | None, paths: Iterable[str]) -> dict[str, bytes | None]:
+        """Each vault path's bytes at `rev` (WORKTREE: on disk); None where it does not exist.
+        One `git cat-file --batch` for every path."""
+        wanted = list(dict.fromkeys(paths))
+        out: dict[str, bytes | None] = {}
+        if rev is None:
+            for path in wanted:
+                try:
+                    out[path] = (self.root / path).read_bytes()
+                except OSError:
+                    out[path] = None
+            return out
+        if not wanted:
+            return out
+        request = "".join(f"{rev}:{self.repo_path(p)}\n" for p in wanted).encode("utf-8")
+        data = self.run_bytes("cat-file", "--batch", input=request)
+        at = 0
+        for path in wanted:
+            end = data.index(b"\n", at)
+            header = data[at:end].decode("utf-8", "replace")
+            at = end + 1
+            if header.endswith(" missing") or header.endswith(" ambiguous"):
+                out[path] = None
+                continue
+            size = int(header.rsplit(" ", 1)[1])
+            kind = header.rsplit(" ", 2)[1]
+            out[path] = data[at : at + size] if kind == "blob" else None
+            at += size + 1
+        return out
+
+    def log(self, args: Sequence[str], paths: Sequence[str] = ()) -> list[Commit]:
+        """Commits of `git log ARGS -- PATHS`, newest first, with their trailers."""
+        fmt = "%H%x1f%an%x1f%ae%x1f%aI%x1f%s%x1f%(trailers:only,unfold)%x1e"
+        out = self.run("log", f"--format={fmt}", *args, "--", *([self.repo_path(p) for p in paths] or ["."]))
+        commits = []
+        for record in out.split("\x1e"):
+            record = record.strip("\n")
+            if not record:
+                continue
+            sha, name, email, at, subject, trailers = (record.split("\x1f") + [""] * 6)[:6]
+            commits.append(Commit(sha, name, email, at, subject, _trailers(trailers)))
+        return commits
+
+
+def _parse_name_status(out: str, git: Git) -> list[FileChange]:
+    fields = out.split("\0")
+    changes: list[FileChange] = []
+    i = 0
+    while i < len(fields) and fields[i]:
+        status = fields[i][0]
+        if status in "RC":
+            old, new = git.vault_path(fields[i + 1]), git.vault_path(fields[i + 2])
+            i += 3
+            if status == "C":
+                if new is not None:
+                    changes.append(FileChange("A", new))
+                continue
+            if old is not None and new is not None:
+                changes.append(FileChange("R", new, old))
+            elif new is not None:
+                changes.append(FileChange("A", new))
+            elif old is not None:
+                changes.append(FileChange("D", old))
+            continue
+        path = git.vault_path(fields[i + 1])
+        i += 2
+        if path is not None:
+            changes.append(FileChange("M" if status == "T" else status, path))
+    return changes
+
+
+def _trailers(text: str) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key.strip():
+            out.setdefault(key.strip(), []).append(value.strip())
+    return out
+
+
+def _env(extra: dict[str, str] | None) -> dict[str, str]:
+    return {**os.environ, **_ENV, **(extra or {})}
+
+
+def _run_bytes(cwd: Path, args: list[str], input: bytes | None = None, env: dict[str, str] | None = None) -> bytes:
+    try:
+        proc = subprocess.run(
+            ["git", "-c", "core.quotepath=off", *args],
+            cwd=cwd,
+            input=input,
+            capture_output=True,
+            env=_env(env),
+            check=False,
+        )
+    except OSError as exc:
+        raise GitError(f"git could not run: {exc}") from None
+    if proc.returncode != 0:
+        message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(f"git {args[0]} failed: {message[-1] if message else f'exit {proc.returncode}'}")
+    return proc.stdout
+
+
+def _run(cwd: Path, args: list[str], input: bytes | None = None, env: dict[str, str] | None = None) -> str:
+    return _run_bytes(cwd, args, input, env).decode("utf-8", "replace").rstrip("\n")
