@@ -292,6 +292,9 @@ def register(app: typer.Typer) -> None:
         lines: Annotated[
             str | None, typer.Option("--lines", help="Only lines A:B of the body (or of --section), from 1; A: or :B.")
         ] = None,
+        at: Annotated[
+            str | None, typer.Option("--at", help="The note as it was at this git revision (its path then).")
+        ] = None,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
@@ -302,7 +305,12 @@ def register(app: typer.Typer) -> None:
         from vaultmem.services.documents import get_note
 
         app_ = open_app(ctx, vault, ghost)
-        docs = [get_note(app_, ref, raw=raw, scope=scope, section=section, lines=lines) for ref in refs]
+        if at is not None:
+            from vaultmem.services.history import note_at
+
+            docs = [note_at(app_, ref, at) for ref in refs]
+        else:
+            docs = [get_note(app_, ref, raw=raw, scope=scope, section=section, lines=lines) for ref in refs]
         if raw and not json_mode(ctx, json_):
             sys.stdout.write("".join(doc.raw or "" for doc in docs))
             return

@@ -31,6 +31,16 @@ from vaultmem.models.reads import (
     SessionTurn,
     TopicInfo,
 )
+from vaultmem.models.review import (
+    Change,
+    CommitMade,
+    CommitResult,
+    Flag,
+    HistoryResult,
+    RevertResult,
+    ReviewResult,
+    Version,
+)
 from vaultmem.models.vault import (
     DeletedNote,
     EditResult,
@@ -69,13 +79,18 @@ from vaultmem.models.writes import (
 
 __all__ = [
     "CaptureResult",
+    "Change",
     "CommentResult",
+    "CommitMade",
+    "CommitResult",
     "Dangling",
     "DeleteResult",
     "DeletedNote",
     "EditResult",
     "Explain",
+    "Flag",
     "GhostsResult",
+    "HistoryResult",
     "InboxEntry",
     "InboxList",
     "IndexReport",
@@ -104,6 +119,8 @@ __all__ = [
     "ReferenceResult",
     "RestoreResult",
     "Result",
+    "RevertResult",
+    "ReviewResult",
     "SearchResult",
     "SessionTurn",
     "StatusReport",
@@ -117,6 +134,7 @@ __all__ = [
     "TrashList",
     "Trashed",
     "ValidateResult",
+    "Version",
     "WriteResult",
     "inline",
     "internal",

@@ -91,6 +91,35 @@ class Git:
         except GitError:
             return False
 
+    def merge_text(self, ours: str, base: str, theirs: str) -> tuple[str, int]:
+        """`git merge-file`: the three-way merge of `base`'s change to `theirs` into `ours`;
+        (text with conflict markers where both changed the same lines, how many conflicts)."""
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="vaultmem-merge-") as tmp:
+            names = []
+            for name, text in (("ours", ours), ("base", base), ("theirs", theirs)):
+                path = Path(tmp) / name
+                path.write_text(text, encoding="utf-8")
+                names.append(str(path))
+            try:
+                proc = subprocess.run(
+                    ["git", "merge-file", "-p", "--diff3", *names], capture_output=True, env=_env(None), check=False
+                )
+            except OSError as exc:
+                raise GitError(f"git could not run: {exc}") from None
+        if proc.returncode < 0 or proc.returncode > 127:
+            raise GitError(f"git merge-file failed: {proc.stderr.decode('utf-8', 'replace').strip()}")
+        return proc.stdout.decode("utf-8", "replace"), proc.returncode
+
+    def is_ancestor(self, a: str, b: str) -> bool:
+        """Whether commit `a` is `b` or one of its ancestors."""
+        try:
+            self.run("merge-base", "--is-ancestor", a, b)
+            return True
+        except GitError:
+            return False
+
     def resolve(self, rev: str) -> str:
         """The commit a revision names; InvalidInput for one that names none."""
         if rev.startswith("-"):
@@ -106,15 +135,18 @@ class Git:
         old = base or self.empty_tree()
         args = ["diff", "--no-ext-diff", "--no-textconv", "--name-status", "-z", "-M", old]
         if head is not None:
-            args.append(head)
-        out = self.run(*args, "--", ".")
-        changes = _parse_name_status(out, self)
-        if head is None:
-            for path in self.run("ls-files", "-z", "--others", "--exclude-standard", "--", ".").split("\0"):
-                vault_path = self.vault_path(path) if path else None
-                if vault_path is not None:
-                    changes.append(FileChange("A", vault_path))
-        return changes
+            return _parse_name_status(self.run(*args, head, "--", "."), self)
+        # The working tree, untracked files included and renames detected among them (a note
+        # moved by hand is a new untracked file and a missing tracked one): compared through
+        # an index of our own, so the user's staged changes are neither used nor touched.
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="vaultmem-index-") as tmp:
+            env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+            if base is not None:
+                self.run("read-tree", base, env=env)
+            self.run("add", "-A", "--", ".", env=env)
+            return _parse_name_status(self.run(*args, "--cached", "--", ".", env=env), self)
 
     def empty_tree(self) -> str:
         return self.run("hash-object", "-t", "tree", "/dev/null").strip()

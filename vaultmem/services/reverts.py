@@ -1,0 +1,242 @@
+"""`vaultmem revert`: undo an agent's changes as a new change (issue 25, item 6).
+
+Never rewrites history: the undo is new writes, journaled as the caller's. A commit's
+change to a note is taken back by a three-way merge — the commit's version as base, the
+note now as ours, the version before the commit as theirs — the body by `git merge-file`,
+the front matter key by key; bookkeeping (`updated`, `version`, `hash`) is written fresh.
+Where a later edit, a person's especially, touched the same lines or keys, the note is a
+conflict: left exactly as it is, listed, and the command exits 4. A note the commit created
+is deleted (to the trash) unless it changed since; one it deleted is put back where it was;
+one it moved goes back (its links rewritten, as `note move` does).
+
+Forms: `revert COMMIT`; `revert NOTE --to REV` (the note as at REV, unless a person changed
+it since); `revert --by GHOST [--since REV]` (every commit of that ghost, newest first).
+`--dry-run` changes nothing and says what would happen, with the digest of the commits.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vaultmem.clock import iso
+from vaultmem.clock import now as utc_now
+from vaultmem.errors import InvalidInput, NotFound
+from vaultmem.models import RevertResult
+from vaultmem.services.app import App, batched_writes
+from vaultmem.services.lookup import find_note
+from vaultmem.services.review import GHOST_EMAIL, Range, digest, is_note_path
+from vaultmem.services.revisions import record_written
+from vaultmem.vault import store
+from vaultmem.vault.changes import CHURN
+from vaultmem.vault.git import Git
+from vaultmem.vault.layout import classify
+from vaultmem.vault.note import ParsedNote, body_hash, parse_note
+from vaultmem.vault.writer import REMOVE, edit_note_text, normalize_body
+
+
+@batched_writes
+def revert(
+    app: App, target: str | None, to: str | None, by: str | None, since: str | None, dry_run: bool = False
+) -> RevertResult:
+    git = Git.of(app.root)
+    app.reason = app.reason or "revert " + " ".join(x for x in (target, to and f"--to {to}", by and f"--by {by}") if x)
+    if to is not None:
+        if target is None:
+            raise InvalidInput("--to needs the note to bring back: revert NOTE --to REV")
+        return _note_to(app, git, target, git.resolve(to), dry_run)
+    if by is not None:
+        spec = f"{git.resolve(since)}..HEAD" if since else "HEAD"
+        commits = [c.sha for c in git.log([f"--author={by}{GHOST_EMAIL}", spec])]
+        if not commits:
+            raise NotFound(f"no commit of {by} {'since ' + since if since else 'in this history'}")
+    elif target is not None:
+        commits = [git.resolve(target)]
+    else:
+        raise InvalidInput("name what to undo: a COMMIT, a NOTE with --to REV, or --by GHOST [--since REV]")
+    restored: list[dict[str, Any]] = []
+    conflicts: list[dict[str, Any]] = []
+    for sha in commits:  # newest first: each undo sees the notes as the later ones left them
+        r, c = _commit(app, git, sha, dry_run)
+        restored += r
+        conflicts += c
+    review = None
+    if dry_run:
+        parent = _parent(git, commits[-1])
+        review = digest(app, git, Range(parent, commits[0], f"{(parent or 'root')[:8]}..{commits[0][:8]}"))
+    return RevertResult(dry_run, restored, conflicts, review)
+
+
+def _parent(git: Git, sha: str) -> str | None:
+    parents = git.run("rev-list", "--parents", "-n", "1", sha).split()
+    return parents[1] if len(parents) > 1 else None
+
+
+def _commit(
+    app: App, git: Git, sha: str, dry_run: bool, only: str | None = None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Take back every note change of one commit (`only`: of the note with that id)."""
+    parent = _parent(git, sha)
+    restored: list[dict[str, Any]] = []
+    conflicts: list[dict[str, Any]] = []
+    for f in git.changes(parent, sha):
+        if not (is_note_path(f.path) or is_note_path(f.old_path)):
+            continue
+        before_path = f.old_path or (f.path if f.status != "A" else None)
+        after_path = f.path if f.status != "D" else None
+        if before_path and before_path.startswith(".trash/"):
+            before_path = None
+        if after_path and after_path.startswith(".trash/"):
+            after_path = None
+        before = git.contents(parent, [before_path]).get(before_path) if parent and before_path else None
+        after = git.contents(sha, [after_path]).get(after_path) if after_path else None
+        if only is not None:
+            shown = _parsed(after_path, after) or _parsed(before_path, before)
+            if shown is None or shown.id != only:
+                continue
+        for path in (before_path, after_path):
+            if path and not app.can_write(classify(path)):
+                raise NotFound(f"commit {sha[:10]} changed notes you may not change; nothing reverted")
+        outcome = _undo(app, git, before_path, before, after_path, after, dry_run)
+        (conflicts if "reason" in outcome else restored).append(outcome)
+    return restored, conflicts
+
+
+def _undo(
+    app: App,
+    git: Git,
+    before_path: str | None,
+    before: bytes | None,
+    after_path: str | None,
+    after: bytes | None,
+    dry_run: bool,
+) -> dict[str, Any]:
+    """Take back one note's change from (before_path, before) to (after_path, after)."""
+    from vaultmem.services.moves import apply_moves
+    from vaultmem.services.notes import delete_note
+
+    note_after = _parsed(after_path, after)
+    note_before = _parsed(before_path, before)
+    shown = note_after or note_before
+    note_id = shown.id if shown else ""
+    now_rec = next(iter(app.db.by_id(note_id)), None) if note_id and shown and not shown.id_derived else None
+    now_path = now_rec.path if now_rec is not None else after_path
+    current = _read(app, now_path) if now_path else None
+    if note_before is None and note_after is not None:  # created: delete, unless changed since
+        if current is None:
+            return {"id": note_id, "path": after_path, "action": "already gone"}
+        if current != after:
+            return {"id": note_id, "path": now_path, "reason": "created by the commit and changed since; kept"}
+        if not dry_run:
+            delete_note(app, now_path or "")
+        return {"id": note_id, "path": now_path, "action": "deleted"}
+    if note_before is not None and note_after is None:  # deleted: put it back
+        if current is not None:
+            return {"id": note_id, "path": now_path, "action": "already there"}
+        assert before_path is not None and before is not None
+        if (app.root / before_path).exists():
+            return {"id": note_id, "path": before_path, "reason": "deleted by the commit; its path is taken now"}
+        if not dry_run:
+            store.create_file(app.root, before_path, before)
+            record_written(app, before_path, before, note_before.version)
+        return {"id": note_id, "path": before_path, "action": "restored"}
+    if note_before is None or note_after is None or current is None or now_path is None:
+        return {"id": note_id, "path": now_path or after_path, "reason": "not found now; nothing to undo"}
+    merged = _merge(git, note_before, note_after, current, now_path)
+    if isinstance(merged, str):
+        return {"id": note_id, "path": now_path, "reason": merged}
+    action = "unchanged since" if merged is None else "restored"
+    if merged is not None and not dry_run:
+        loaded_data, stamp = store.read_file(app.root, now_path)
+        version = _version_of(loaded_data) + 1
+        final = _bump(merged, version)
+        store.replace_file(app.root, now_path, final, stamp)
+        record_written(app, now_path, final, version)
+    if before_path and after_path and before_path != after_path and now_path == after_path:
+        if (app.root / before_path).exists():
+            return {"id": note_id, "path": now_path, "reason": f"moved by the commit; {before_path} is taken now"}
+        if not dry_run:
+            apply_moves(app, {now_path: before_path}, dry_run=False)
+        return {"id": note_id, "path": before_path, "action": f"moved back from {now_path}"}
+    return {"id": note_id, "path": now_path, "action": action}
+
+
+def _parsed(path: str | None, data: bytes | None) -> ParsedNote | None:
+    if path is None or data is None:
+        return None
+    parsed = parse_note(path, data)
+    return parsed if isinstance(parsed, ParsedNote) else None
+
+
+def _read(app: App, path: str) -> bytes | None:
+    try:
+        return store.read_file(app.root, path)[0]
+    except (NotFound, InvalidInput):
+        return None
+
+
+def _merge(git: Git, before: ParsedNote, after: ParsedNote, current: bytes, path: str) -> bytes | str | None:
+    """The note now with the commit's change taken back: bytes; None when nothing is left to
+    undo; a reason string when a later change touched the same lines or keys."""
+    now = _parsed(path, current)
+    if now is None:
+        return "unreadable now; left as it is"
+    body, conflicts = git.merge_text(now.body, after.body, before.body)
+    if conflicts:
+        return f"{conflicts} part(s) of the body changed since by someone else; left as it is"
+    changes: dict[str, Any] = {}
+    clashing = []
+    for key in dict.fromkeys([*after.front_matter, *before.front_matter]):
+        if key in CHURN:
+            continue
+        base, ours, theirs = after.front_matter.get(key), now.front_matter.get(key), before.front_matter.get(key)
+        if base == theirs:
+            continue  # the commit did not change it
+        if ours == base:
+            changes[key] = REMOVE if theirs is None and key not in before.front_matter else theirs
+        elif ours != theirs:
+            clashing.append(key)
+    if clashing:
+        return f"changed since: {', '.join(clashing)}; left as it is"
+    text = current.decode("utf-8")
+    if body == now.body and not changes:
+        return None
+    edited = edit_note_text(text, now.front_matter, changes, body if body != now.body else None)
+    return edited.text.encode("utf-8")
+
+
+def _version_of(data: bytes) -> int:
+    parsed = parse_note("x.md", data)
+    return parsed.version if isinstance(parsed, ParsedNote) else 0
+
+
+def _bump(data: bytes, version: int) -> bytes:
+    """The bookkeeping of a vaultmem write: version, updated, hash of the body."""
+    parsed = parse_note("x.md", data)
+    if not isinstance(parsed, ParsedNote):
+        return data
+    changes = {"version": version, "updated": iso(utc_now()), "hash": body_hash(normalize_body(parsed.body))}
+    return edit_note_text(data.decode("utf-8"), parsed.front_matter, changes, None).text.encode("utf-8")
+
+
+def _note_to(app: App, git: Git, ref: str, rev: str, dry_run: bool) -> RevertResult:
+    """One note back as it was at `rev`: every later change taken back, newest first; a
+    change made by hand since is a conflict (a person's words are never replaced)."""
+    from vaultmem.services.history import steps
+
+    app.catch_up()
+    rec = find_note(app.db, ref, app.can_write)
+    later = [s for s in steps(git, rec.path) if not git.is_ancestor(s.sha, rev)]
+    people = [s for s in later if not s.email.endswith(GHOST_EMAIL)]
+    if people:
+        listed = ", ".join(f"{s.sha[:10]} by {s.author}" for s in people[:5])
+        reason = f"a person changed it since: {listed}"
+        return RevertResult(dry_run, [], [{"id": rec.id, "path": rec.path, "reason": reason}])
+    restored: list[dict[str, Any]] = []
+    conflicts: list[dict[str, Any]] = []
+    for step in later:
+        r, c = _commit(app, git, step.sha, dry_run, only=rec.id or "")
+        restored += r
+        conflicts += c
+        if c:
+            break
+    return RevertResult(dry_run, restored, conflicts)

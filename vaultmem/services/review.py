@@ -1,0 +1,412 @@
+"""`vaultmem review`: a semantic digest of memory changes, for a person (issue 25, item 2).
+
+A range of the vault's git history — by default everything not yet committed — read as
+what happened to each note (vault/changes.py), who did it and what needs a person:
+
+- who: the write journal's lines the range added (vault/journal.py) name the ghost, model
+  and reason of every vaultmem write; a note whose bytes are not what vaultmem last wrote
+  was edited by hand (`hand`). Commits without journal lines fall back to their author
+  (`<ghost>@vaultmem` is a ghost's, see services/commits.py).
+- flags: a secret in added text and a note moved across scopes by hand block
+  (`review --check` exits 1 on them); an agent changing lines a person wrote, a delete or
+  move of a note others link to, a new dangling link, a near-duplicate new note, a new fact
+  without a source and an expiry removed are shown for a person to judge.
+
+A ghost sees only the changes of notes it may read, as it sees everything else: a note
+moved out of its view is deleted for it, one moved into it created.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from vaultmem.clock import iso
+from vaultmem.clock import now as utc_now
+from vaultmem.errors import InvalidInput
+from vaultmem.models import Change, Flag, ReviewResult
+from vaultmem.services.app import App
+from vaultmem.vault.changes import NoteChange, Side, describe, scope_moved
+from vaultmem.vault.git import WORKTREE, Git, GitError
+from vaultmem.vault.journal import JOURNAL_DIR, Entry, parse_lines, read_all, stamp
+from vaultmem.vault.layout import classify
+from vaultmem.vault.secrets import find_secrets
+
+GHOST_EMAIL = "@vaultmem"  # the author email of a ghost's commits: `alice <alice@vaultmem>`
+NEAR_DUPLICATE = 0.85  # word-3-gram Jaccard of two bodies (search/text.py NearDuplicates)
+NEAR_DUPLICATE_CHECKS = 2000  # new notes checked for near-duplicates at most (a BM25 search each)
+FACT_TYPES = frozenset({"fact"})
+_SINCE = re.compile(r"^(\d+)\s*([hdw])$")
+
+
+@dataclass(frozen=True, slots=True)
+class Range:
+    base: str | None  # a commit; None: the empty tree
+    head: str | None  # a commit; None: the working tree
+    label: str
+
+
+def resolve_range(git: Git, rev: str | None, since: str | None) -> Range:
+    """`rev`: "A..B", or one commit (its own change); `since`: "7d", "12h", "2w" or a date,
+    up to the working tree; neither: HEAD to the working tree."""
+    if rev and since:
+        raise InvalidInput("give a revision or --since, not both")
+    if since:
+        moment = _since(since)
+        base = git.run("rev-list", "-1", f"--before={moment}", "HEAD").strip() if git.has_head() else ""
+        return Range(base or None, WORKTREE, f"since {since}..working tree")
+    if rev and ".." in rev:
+        a, _, b = rev.partition("..")
+        return Range(git.resolve(a or "HEAD"), git.resolve(b or "HEAD"), rev)
+    if rev:
+        head = git.resolve(rev)
+        parents = git.run("rev-list", "--parents", "-n", "1", head).split()
+        return Range(parents[1] if len(parents) > 1 else None, head, rev)
+    return Range(git.resolve("HEAD") if git.has_head() else None, WORKTREE, "HEAD..working tree")
+
+
+def _since(text: str) -> str:
+    m = _SINCE.match(text.strip())
+    if m:
+        n, unit = int(m.group(1)), m.group(2)
+        span = {"h": timedelta(hours=n), "d": timedelta(days=n), "w": timedelta(weeks=n)}[unit]
+        return iso(utc_now() - span)
+    from vaultmem.vault.dates import parse_iso
+
+    moment = parse_iso(text)
+    if moment is None:
+        raise InvalidInput(f"--since {text!r}: give a span like 7d, 12h, 2w, or a date like 2026-11-20")
+    return iso(moment)
+
+
+def is_note_path(path: str | None) -> bool:
+    """A markdown file outside hidden folders — or in the trash, where deletes go."""
+    if not path or not path.lower().endswith(".md"):
+        return False
+    parts = path.split("/")
+    return parts[0] == ".trash" or not any(p.startswith(".") for p in parts)
+
+
+def review(app: App, rev: str | None = None, since: str | None = None, ghost: str | None = None) -> ReviewResult:
+    """The digest of the changes in a range (module docstring); `ghost`: only that writer's."""
+    git = Git.of(app.root)
+    rng = resolve_range(git, rev, since)
+    return digest(app, git, rng, ghost)
+
+
+def digest(app: App, git: Git, rng: Range, writer: str | None = None) -> ReviewResult:
+    files = git.changes(rng.base, rng.head)
+    notes = [f for f in files if is_note_path(f.path) or is_note_path(f.old_path)]
+    entries = journal_between(git, rng)
+    authors = _authors(git, rng) if rng.head is not None else {}
+    old_paths = [f.old_path or f.path for f in notes if f.status != "A"]
+    new_paths = [f.path for f in notes if f.status != "D"]
+    before = git.contents(rng.base, old_paths) if rng.base is not None else {}
+    after = git.contents(rng.head, new_paths)
+    app.catch_up()
+    flagger = Flagger(app, git, rng)
+    out: list[Change] = []
+    for f in notes:
+        old_path = (f.old_path or f.path) if f.status != "A" else None
+        new_path = f.path if f.status != "D" else None
+        old = Side(old_path, before.get(old_path) if old_path else None)
+        new = Side(new_path, after.get(new_path) if new_path else None)
+        old, new = _visible(app, old, new)
+        if old.path is None and new.path is None:
+            continue
+        change = describe(old, new)
+        if change is None:
+            continue
+        by = writers(change, entries, old.data, new.data, authors)
+        if writer is not None and not any(w.split("/")[0] == writer for w in by):
+            continue
+        out.append(
+            Change(
+                id=change.id,
+                path=change.path,
+                old_path=change.old_path,
+                kind=change.kind,
+                by=by,
+                summary=change.summary(),
+                flags=flagger.flags(change, by),
+                title=change.title,
+                diff=change.word_diff or None,
+                properties=change.properties or None,
+            )
+        )
+    out.sort(key=lambda c: (c.by[0] if c.by else "", c.path))
+    by_writer: dict[str, dict[str, int]] = {}
+    for c in out:
+        for w in dict.fromkeys(b.split("/")[0] for b in c.by):
+            counts = by_writer.setdefault(w, {})
+            counts[c.kind] = counts.get(c.kind, 0) + 1
+    blocking = sum(1 for c in out if any(f.blocking for f in c.flags))
+    return ReviewResult(rng.label, out, by_writer, blocking, sum(1 for c in out if c.flags))
+
+
+def _visible(app: App, old: Side, new: Side) -> tuple[Side, Side]:
+    """Each side as the caller may see it: a side it may not read is no side at all."""
+    if app.ghost is None:
+        return old, new
+
+    def seen(side: Side) -> Side:
+        if side.path is None:
+            return side
+        path = (
+            side.path.split("/", 2)[2] if side.path.startswith(".trash/") and side.path.count("/") >= 2 else side.path
+        )
+        return side if app.can_read(classify(path)) else Side(None, None)
+
+    return seen(old), seen(new)
+
+
+def journal_between(git: Git, rng: Range) -> Journal:
+    """The journal as it is at the range's head (every line committed by then, whichever
+    commit carried it), the writes before the head commit was made (all, for the working
+    tree), with the base commit's time."""
+    if rng.head is None:
+        entries = read_all(git.root)
+    else:
+        names = git.run("ls-tree", "-r", "-z", "--name-only", rng.head, "--", git.repo_path(JOURNAL_DIR))
+        paths = [p for p in (git.vault_path(n) for n in names.split("\0") if n) if p]
+        entries = []
+        for data in git.contents(rng.head, paths).values():
+            entries.extend(parse_lines((data or b"").decode("utf-8", "replace")))
+    until = _commit_time(git, rng.head) if rng.head is not None else "~"
+    entries = sorted((e for e in entries if e.at <= until), key=lambda e: e.at)
+    return Journal(entries, git, rng.base)
+
+
+def _commit_time(git: Git, rev: str) -> str:
+    """A commit's time as the journal writes times (UTC, `Z`), to compare with its lines;
+    the end of that second, so the writes just before a commit fall in it."""
+    seconds = int(git.run("show", "-s", "--format=%ct", rev).strip())
+    return stamp(seconds + 0.999)
+
+
+def journal_added(git: Git, rng: Range, paths: Iterable[str]) -> list[Entry]:
+    """The journal lines the range added (a file's lines at head not in it at base)."""
+    paths = list(paths)
+    before = git.contents(rng.base, paths) if rng.base is not None else {}
+    after = git.contents(rng.head, paths)
+    out: list[Entry] = []
+    for path in paths:
+        old = set((before.get(path) or b"").decode("utf-8", "replace").splitlines())
+        text = (after.get(path) or b"").decode("utf-8", "replace")
+        out.extend(parse_lines("\n".join(line for line in text.splitlines() if line not in old)))
+    out.sort(key=lambda e: e.at)
+    return out
+
+
+def _authors(git: Git, rng: Range) -> dict[str, list[str]]:
+    """Vault path -> who committed changes to it in the range (a ghost, or `hand`)."""
+    spec = f"{rng.base}..{rng.head}" if rng.base else str(rng.head)
+    out: dict[str, list[str]] = {}
+    text = git.run("log", "--format=%x1e%ae", "--name-only", "-z", spec, "--", ".")
+    for block in text.split("\x1e"):
+        lines = [x for x in block.replace("\0", "\n").split("\n") if x]
+        if not lines:
+            continue
+        email, files = lines[0], lines[1:]
+        who = email.removesuffix(GHOST_EMAIL) if email.endswith(GHOST_EMAIL) else "hand"
+        for repo_path in files:
+            path = git.vault_path(repo_path)
+            if path is not None and who not in out.setdefault(path, []):
+                out[path].append(who)
+    return out
+
+
+def label(entry: Entry) -> str:
+    who = entry.by or "person"
+    return f"{who}/{entry.model}" if entry.model else who
+
+
+@dataclass(slots=True)
+class Journal:
+    """The journal's lines up to a range's head, and when each file's base content came."""
+
+    entries: list[Entry]
+    git: Git
+    base: str | None
+
+    def since(self, path: str) -> str:
+        """When the base's content of `path` was committed (journal format); "" unknown."""
+        if self.base is None:
+            return ""
+        out = self.git.run("log", "-1", "--format=%ct", self.base, "--", self.git.repo_path(path)).strip()
+        # to the second, as git keeps it: the writes of that second count as after it
+        return stamp(int(out)) if out else ""
+
+
+def writers(
+    change: NoteChange, journal: Journal, old: bytes | None, new: bytes | None, authors: dict[str, list[str]]
+) -> list[str]:
+    """Who made the change: the journal's writers of its paths since the line that wrote
+    what the base holds (else since the base commit), in order; then `hand` when the file
+    is not what vaultmem last wrote (or nobody journaled it). Whichever commit carried a
+    journal line, it counts for the change whose bytes it wrote."""
+    paths = {change.path, change.old_path} - {None}
+    mine = [e for e in journal.entries if e.path in paths]
+    if old is None:
+        # a new note: its writes since its path last held nothing (an earlier life deleted)
+        start = max((i for i, e in enumerate(mine) if e.hash is None), default=None)
+        mine = mine[start + 1 :] if start is not None else mine
+    else:
+        base_digest = hashlib.sha256(old).hexdigest()
+        start = max((i for i, e in enumerate(mine) if e.hash == base_digest), default=None)
+        if start is not None:
+            mine = mine[start + 1 :]
+        else:  # the base was a hand edit: the writes after the commit that brought it
+            since = journal.since(change.old_path or change.path)
+            mine = [e for e in mine if e.at >= since]
+    out = list(dict.fromkeys(label(e) for e in mine))
+    now_there = [e for e in mine if e.path == change.path]
+    if change.kind == "deleted":
+        if not mine:
+            out = authors.get(change.path) or ["hand"]
+        return out
+    last = now_there[-1] if now_there else None
+    digest = hashlib.sha256(new).hexdigest() if new is not None else None
+    if last is None or last.hash != digest:
+        fallback = [a for a in authors.get(change.path, []) if a not in out]
+        out += fallback if not mine and fallback else ["hand"]
+    return list(dict.fromkeys(out))
+
+
+class Flagger:
+    """The flags of each change (module docstring), with what they need loaded once."""
+
+    def __init__(self, app: App, git: Git, rng: Range) -> None:
+        self.app, self.git, self.rng = app, git, rng
+        self._dangling: dict[str, list[str]] | None = None
+        self._checked_duplicates = 0
+        self._filters: Any = None
+
+    def flags(self, change: NoteChange, by: list[str]) -> list[Flag]:
+        out: list[Flag] = []
+        agent = any(b.split("/")[0] not in ("hand", "person") for b in by)
+        if change.added_lines:
+            found = find_secrets(change.added_text, set(change.added_lines))
+            if found:
+                where = "; ".join(s.where() for s in found[:3])
+                out.append(Flag("secret", f"added text holds a secret ({where})", True))
+        crossed = scope_moved(change)
+        if crossed is not None:
+            by_hand = "hand" in by
+            how = "by hand" if by_hand else f"by {', '.join(by)}"
+            out.append(Flag("cross_scope_move", f"moved from {crossed[0]} to {crossed[1]} {how}", by_hand))
+        if change.kind in ("deleted", "moved"):
+            linking = self._linked(change)
+            if linking:
+                what = "deleted" if change.kind == "deleted" else "moved"
+                out.append(Flag(f"linked_{'delete' if what == 'deleted' else 'move'}", f"{what}; {linking}"))
+        if change.links_added and change.new is not None:
+            dangling = [t for t in change.links_added if t.lower() in self.dangling().get(change.path, [])]
+            if dangling:
+                out.append(Flag("dangling_link", "new link to nothing: " + ", ".join(f"[[{t}]]" for t in dangling[:3])))
+        if change.kind == "created" and change.new is not None:
+            twin = self._near_duplicate(change)
+            if twin:
+                out.append(Flag("near_duplicate", twin))
+            if change.new.type in FACT_TYPES and not change.new.front_matter.get("source"):
+                out.append(Flag("no_source", "a new fact that says not where it came from (no `source`)"))
+        expires = change.properties.get("expires")
+        if expires is not None and expires[0] is not None and expires[1] is None:
+            out.append(Flag("expiry_removed", f"expiry {expires[0]} removed: it now never expires"))
+        if agent and change.kind in ("edited", "properties") and change.old is not None and self.rng.base is not None:
+            person = self._person_lines(change)
+            if person:
+                out.append(Flag("person_lines", person))
+        return out
+
+    def dangling(self) -> dict[str, list[str]]:
+        """Note path -> its link targets that resolve nowhere (lower-case), now."""
+        if self._dangling is None:
+            self._dangling = {}
+            for edge in self.app.db.dangling_edges():
+                self._dangling.setdefault(edge.src, []).append(edge.target.strip().lower())
+        return self._dangling
+
+    def _linked(self, change: NoteChange) -> str:
+        """Which notes link to a deleted or moved note, in the caller's view."""
+        if change.kind == "moved":
+            sources = [e.src for e in self.app.db.edges_to(change.path) if e.src != change.path]
+            seen = self._seen(sources)
+            return f"{len(seen)} note{'s' if len(seen) != 1 else ''} link to it" if seen else ""
+        old = change.old
+        if old is None:
+            return ""
+        names = {n.lower() for n in (old.title, old.id, *old.aliases, change.path.rsplit("/", 1)[-1][:-3])}
+        sources = [src for src, targets in self.dangling().items() for t in targets if t in names]
+        seen = self._seen(sources)
+        return f"{len(seen)} note{'s' if len(seen) != 1 else ''} still link to it" if seen else ""
+
+    def _seen(self, paths: Iterable[str]) -> list[str]:
+        return sorted({p for p in paths if self.app.ghost is None or self.app.can_read(classify(p))})
+
+    def _near_duplicate(self, change: NoteChange) -> str:
+        """Another note the new one nearly repeats: its own words searched in the BM25 index
+        as it stands (read beside a watcher too: nothing is reindexed for a review), the
+        best other candidates compared word for word (3-gram Jaccard ≥ NEAR_DUPLICATE, the
+        rule that collapses near-duplicate search results)."""
+        from vaultmem.search.text import jaccard, shingles
+        from vaultmem.services.search import FilterSpec, build_filters, read_body
+
+        new = change.new
+        if new is None or self._checked_duplicates >= NEAR_DUPLICATE_CHECKS:
+            return ""
+        self._checked_duplicates += 1
+        words = " ".join(new.body.split())
+        if len(words.split()) < 3:
+            return ""
+        if self._filters is None:
+            self._filters = build_filters(self.app, FilterSpec())
+        mine = shingles(words.lower())
+        hits = self.app.indexes.fulltext().search(" ".join(words.split()[:40]), self._filters, 4)
+        records = self.app.db.by_paths([h.path for h in hits if h.path != change.path])
+        for path, rec in records.items():
+            body = read_body(self.app, rec)
+            similar = jaccard(mine, shingles(" ".join((body or "").lower().split()))) if body else 0.0
+            if similar >= NEAR_DUPLICATE:
+                return f"nearly repeats [[{rec.title}]] ({path}): {similar:.0%} of its wording"
+        return ""
+
+    def _person_lines(self, change: NoteChange) -> str:
+        """Lines of the old version a person wrote (git blame at the base: not a ghost's
+        commit) that this change removed or rewrote."""
+        path = change.old_path or change.path
+        old_text = (self.git.contents(self.rng.base, [path]).get(path) or b"").decode("utf-8", "replace")
+        new_text = change.added_text
+
+        touched: set[int] = set()
+        matcher = difflib.SequenceMatcher(a=old_text.split("\n"), b=new_text.split("\n"), autojunk=False)
+        for tag, i1, i2, _, _ in matcher.get_opcodes():
+            if tag in ("replace", "delete"):
+                touched.update(range(i1 + 1, i2 + 1))
+        if not touched:
+            return ""
+        try:
+            blame = self.git.run("blame", "--line-porcelain", str(self.rng.base), "--", self.git.repo_path(path))
+        except GitError:  # a file git cannot blame has no person's lines to report
+            return ""
+        person: list[int] = []
+        line = email = None
+        for row in blame.split("\n"):
+            head = row.split(" ")
+            if len(head) >= 3 and len(head[0]) == 40 and head[1].isdigit() and head[2].isdigit():
+                line = int(head[2])
+            elif row.startswith("author-mail "):
+                email = row[len("author-mail ") :].strip("<>")
+            elif row.startswith("\t") and line is not None:
+                if line in touched and email is not None and not email.endswith(GHOST_EMAIL):
+                    person.append(line)
+                line = None
+        if not person:
+            return ""
+        listed = ", ".join(str(n) for n in person[:5]) + ("…" if len(person) > 5 else "")
+        return f"changes lines a person wrote (line {listed} of the version at {str(self.rng.base)[:8]})"
