@@ -56,6 +56,17 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "watch": ("vaultmem watch &",),
     "lint": ("vaultmem lint", "vaultmem lint --fix    # write ids into notes that have none"),
     "fix-names": ("vaultmem fix-names --dry-run", "vaultmem fix-names"),
+    "review": (
+        "vaultmem review                 # what agents (and people) changed since the last commit",
+        "vaultmem review origin/main..HEAD --format md --check    # a pull request, in CI",
+    ),
+    "commit": ("vaultmem commit", 'vaultmem commit -m "Session with the wine agent"'),
+    "history": ('vaultmem history "Burgundy wine"',),
+    "revert": (
+        "vaultmem revert 3f9c2a7b --dry-run",
+        'vaultmem revert "Burgundy wine" --to HEAD~3',
+        "vaultmem revert --by bob --since HEAD~10",
+    ),
     "trash list": ("vaultmem trash list",),
     "trash restore": ("vaultmem trash restore 01JG0B",),
     "mcp": ("vaultmem mcp --ghost alice", "vaultmem mcp --http --port 8765 --session-idle 600"),

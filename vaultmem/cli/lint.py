@@ -42,13 +42,20 @@ def register(app: typer.Typer) -> None:
     def lint(
         ctx: typer.Context,
         fix: Annotated[bool, typer.Option("--fix", help="Write missing ids; change nothing else.")] = False,
+        staged: Annotated[
+            bool, typer.Option("--staged", help="Check the notes staged for the next commit, as staged (a hook).")
+        ] = False,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
     ) -> int:
         """Check every note: front matter, scopes, ids, types, ranges, links."""
-        from vaultmem.services.lint import lint_vault
+        from vaultmem.errors import InvalidInput
+        from vaultmem.services.lint import lint_staged, lint_vault
 
-        result = lint_vault(open_app(ctx, vault, ghost), fix=fix)
+        if fix and staged:
+            raise InvalidInput("--fix changes files; --staged checks what git holds: use one")
+        app_ = open_app(ctx, vault, ghost)
+        result = lint_staged(app_) if staged else lint_vault(app_, fix=fix)
         emit(result, json_mode(ctx, json_), _render)
         return 1 if result.errors else 0

@@ -72,6 +72,9 @@ def register(app: typer.Typer) -> None:
         check: Annotated[
             bool, typer.Option("--check", help="Exit 1 when a change holds a secret or crossed scopes by hand.")
         ] = False,
+        staged: Annotated[
+            bool, typer.Option("--staged", help="What is staged for the next commit (a pre-commit hook).")
+        ] = False,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
@@ -85,7 +88,7 @@ def register(app: typer.Typer) -> None:
         if format_ not in ("table", "md", "json"):
             raise InvalidInput(f"--format must be table, md or json, not {format_!r}")
         app_ = open_app(ctx, vault, ghost)
-        result = do_review(app_, rev, since, by or app_.ghost)
+        result = do_review(app_, rev, since, by or app_.ghost, staged)
         if format_ == "md" and not json_mode(ctx, json_):
             sys.stdout.write(markdown(result))
         else:

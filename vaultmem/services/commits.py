@@ -71,12 +71,11 @@ def commit_pending(app: App, message: str | None = None) -> CommitResult:
     for writer in sorted(groups, key=lambda w: (w in PEOPLE, w)):
         paths = list(dict.fromkeys(groups[writer]))
         text = _message(writer, message, kinds.get(writer, Counter()), models.get(writer), reasons.get(writer))
-        repo_paths = [git.repo_path(p) for p in paths]
-        git.run("add", "-A", "--", *repo_paths)
+        git.run("add", "-A", "--", *paths)  # pathspecs: relative to the vault, where git runs
         args = ["commit", "--quiet", "--no-verify", "-m", text]
         if writer not in PEOPLE:
             args += ["--author", f"{writer} <{writer}{GHOST_EMAIL}>"]
-        git.run(*args, "--only", "--", *repo_paths)
+        git.run(*args, "--only", "--", *paths)
         sha = git.run("rev-parse", "HEAD").strip()
         made.append(CommitMade(sha, writer, text, paths))
     return CommitResult(made)

@@ -37,7 +37,7 @@ class Step:
 def steps(git: Git, path: str) -> list[Step]:
     """The commits that changed the note now at `path`, newest first, renames followed."""
     fmt = "%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%aI"
-    out = git.run("log", "--follow", "-M", "--name-status", "-z", f"--format={fmt}", "--", git.repo_path(path))
+    out = git.run("log", "--follow", "-M", "--name-status", "-z", f"--format={fmt}", "--", path)
     found: list[Step] = []
     for block in out.split("\x1e"):
         if not block.strip("\0\n"):

@@ -53,6 +53,38 @@ def lint_vault(app: App, fix: bool = False) -> LintReport:
     return LintReport(problems, errors, warnings, len(notes), fixed if fix else None)
 
 
+def lint_staged(app: App) -> LintReport:
+    """The notes staged for the next commit, as git holds them (not as the files are now):
+    what a pre-commit hook must check. Each note's own problems and secrets; the checks
+    across notes (ids, titles, links) need the whole vault and are `lint`'s."""
+    from vaultmem.services.review import is_note_path
+    from vaultmem.vault.git import STAGED, Git
+    from vaultmem.vault.note import parse_note
+
+    git = Git.of(app.root)
+    base = git.resolve("HEAD") if git.has_head() else None
+    paths = [c.path for c in git.changes(base, STAGED) if c.status != "D" and is_note_path(c.path)]
+    paths = [p for p in paths if not p.startswith(".trash/")]
+    if app.ghost is not None:
+        paths = [p for p in paths if app.can_read(classify(p))]
+    problems: list[Problem] = []
+    checked = 0
+    for path, data in git.contents(STAGED, paths).items():
+        if data is None:
+            continue
+        checked += 1
+        parsed = parse_note(path, data)
+        if isinstance(parsed, Unreadable):
+            problems.append(parsed.problem)
+            continue
+        problems.extend(parsed.problems)
+        problems.extend(check_note(parsed, app.config))
+        problems.extend(_secret_problems(parsed, [[s.kind, s.line] for s in find_secrets(file_text(parsed))]))
+    problems.sort(key=lambda p: (p.path, _SEVERITY_ORDER.get(p.severity, 2), p.code))
+    errors = sum(1 for p in problems if p.severity == "error")
+    return LintReport(problems, errors, sum(1 for p in problems if p.severity == "warning"), checked)
+
+
 def _cross_checks(notes: list[ParsedNote], new_ids: dict[str, str]) -> list[Problem]:
     problems: list[Problem] = []
     by_id: dict[str, list[str]] = defaultdict(list)
@@ -100,18 +132,15 @@ def _secrets(app: App, notes: list[ParsedNote]) -> list[Problem]:
         found = known.get(key)
         if found is None:
             found = scanned[key] = [[s.kind, s.line] for s in find_secrets(file_text(note))]
-        for kind, line in found:
-            problems.append(
-                Problem(
-                    note.relpath,
-                    "error",
-                    "secret",
-                    f"holds a secret ({kind} on line {line}): move it to a secret manager, then out of git history",
-                )
-            )
+        problems.extend(_secret_problems(note, found))
     if scanned:
         app.db.record_secret_scans(scanned)
     return problems
+
+
+def _secret_problems(note: ParsedNote, found: list[list[object]]) -> list[Problem]:
+    message = "holds a secret ({} on line {}): move it to a secret manager, then out of git history"
+    return [Problem(note.relpath, "error", "secret", message.format(kind, line)) for kind, line in found]
 
 
 def _add_missing_ids(app: App, notes: list[ParsedNote]) -> list[dict[str, str]]:

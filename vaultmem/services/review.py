@@ -32,7 +32,7 @@ from vaultmem.errors import InvalidInput
 from vaultmem.models import Change, Flag, ReviewResult
 from vaultmem.services.app import App
 from vaultmem.vault.changes import NoteChange, Side, describe, scope_moved
-from vaultmem.vault.git import WORKTREE, Git, GitError
+from vaultmem.vault.git import STAGED, WORKTREE, Git, GitError
 from vaultmem.vault.journal import JOURNAL_DIR, Entry, parse_lines, read_all, stamp
 from vaultmem.vault.layout import classify
 from vaultmem.vault.secrets import find_secrets
@@ -51,11 +51,14 @@ class Range:
     label: str
 
 
-def resolve_range(git: Git, rev: str | None, since: str | None) -> Range:
+def resolve_range(git: Git, rev: str | None, since: str | None, staged: bool = False) -> Range:
     """`rev`: "A..B", or one commit (its own change); `since`: "7d", "12h", "2w" or a date,
-    up to the working tree; neither: HEAD to the working tree."""
-    if rev and since:
-        raise InvalidInput("give a revision or --since, not both")
+    up to the working tree; `staged`: HEAD to what is staged (a pre-commit hook's view);
+    none: HEAD to the working tree."""
+    if sum(bool(x) for x in (rev, since, staged)) > 1:
+        raise InvalidInput("give one of a revision, --since and --staged")
+    if staged:
+        return Range(git.resolve("HEAD") if git.has_head() else None, STAGED, "HEAD..staged")
     if since:
         moment = _since(since)
         base = git.run("rev-list", "-1", f"--before={moment}", "HEAD").strip() if git.has_head() else ""
@@ -92,10 +95,12 @@ def is_note_path(path: str | None) -> bool:
     return parts[0] == ".trash" or not any(p.startswith(".") for p in parts)
 
 
-def review(app: App, rev: str | None = None, since: str | None = None, ghost: str | None = None) -> ReviewResult:
+def review(
+    app: App, rev: str | None = None, since: str | None = None, ghost: str | None = None, staged: bool = False
+) -> ReviewResult:
     """The digest of the changes in a range (module docstring); `ghost`: only that writer's."""
     git = Git.of(app.root)
-    rng = resolve_range(git, rev, since)
+    rng = resolve_range(git, rev, since, staged)
     return digest(app, git, rng, ghost)
 
 
@@ -103,7 +108,7 @@ def digest(app: App, git: Git, rng: Range, writer: str | None = None) -> ReviewR
     files = git.changes(rng.base, rng.head)
     notes = [f for f in files if is_note_path(f.path) or is_note_path(f.old_path)]
     entries = journal_between(git, rng)
-    authors = _authors(git, rng) if rng.head is not None else {}
+    authors = _authors(git, rng) if rng.head not in (WORKTREE, STAGED) else {}
     old_paths = [f.old_path or f.path for f in notes if f.status != "A"]
     new_paths = [f.path for f in notes if f.status != "D"]
     before = git.contents(rng.base, old_paths) if rng.base is not None else {}
@@ -169,15 +174,15 @@ def journal_between(git: Git, rng: Range) -> Journal:
     """The journal as it is at the range's head (every line committed by then, whichever
     commit carried it), the writes before the head commit was made (all, for the working
     tree), with the base commit's time."""
-    if rng.head is None:
-        entries = read_all(git.root)
+    if rng.head in (WORKTREE, STAGED):
+        entries = read_all(git.root)  # the working tree's journal holds every staged line
     else:
-        names = git.run("ls-tree", "-r", "-z", "--name-only", rng.head, "--", git.repo_path(JOURNAL_DIR))
+        names = git.run("ls-tree", "-r", "-z", "--name-only", "--full-name", rng.head, "--", JOURNAL_DIR)
         paths = [p for p in (git.vault_path(n) for n in names.split("\0") if n) if p]
         entries = []
         for data in git.contents(rng.head, paths).values():
             entries.extend(parse_lines((data or b"").decode("utf-8", "replace")))
-    until = _commit_time(git, rng.head) if rng.head is not None else "~"
+    until = _commit_time(git, rng.head) if rng.head not in (WORKTREE, STAGED) else "~"
     entries = sorted((e for e in entries if e.at <= until), key=lambda e: e.at)
     return Journal(entries, git, rng.base)
 
@@ -238,7 +243,7 @@ class Journal:
         """When the base's content of `path` was committed (journal format); "" unknown."""
         if self.base is None:
             return ""
-        out = self.git.run("log", "-1", "--format=%ct", self.base, "--", self.git.repo_path(path)).strip()
+        out = self.git.run("log", "-1", "--format=%ct", self.base, "--", path).strip()
         # to the second, as git keeps it: the writes of that second count as after it
         return stamp(int(out)) if out else ""
 
@@ -365,6 +370,7 @@ class Flagger:
         if len(words.split()) < 3:
             return ""
         if self._filters is None:
+            self._lexical_fresh()
             self._filters = build_filters(self.app, FilterSpec())
         mine = shingles(words.lower())
         hits = self.app.indexes.fulltext().search(" ".join(words.split()[:40]), self._filters, 4)
@@ -375,6 +381,17 @@ class Flagger:
             if similar >= NEAR_DUPLICATE:
                 return f"nearly repeats [[{rec.title}]] ({path}): {similar:.0%} of its wording"
         return ""
+
+    def _lexical_fresh(self) -> None:
+        """The BM25 index up to date with the files, when no watcher or indexer holds it
+        (one that does keeps it fresh itself); vectors are left to the next index."""
+        from vaultmem.errors import IndexBusy
+
+        try:
+            with self.app.lock("index", wait_s=0):
+                self.app.indexes.indexer(None).run(full=False, with_vectors=False)
+        except IndexBusy:
+            pass
 
     def _person_lines(self, change: NoteChange) -> str:
         """Lines of the old version a person wrote (git blame at the base: not a ghost's
@@ -391,7 +408,7 @@ class Flagger:
         if not touched:
             return ""
         try:
-            blame = self.git.run("blame", "--line-porcelain", str(self.rng.base), "--", self.git.repo_path(path))
+            blame = self.git.run("blame", "--line-porcelain", str(self.rng.base), "--", path)
         except GitError:  # a file git cannot blame has no person's lines to report
             return ""
         person: list[int] = []

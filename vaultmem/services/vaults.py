@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import secrets
+import shlex
+import sys
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -29,6 +31,8 @@ def template_root() -> Traversable:
 
 def _fill(text: str, ghost: str | None) -> str:
     text = text.replace("{{now}}", utc_now())
+    # the Python that runs vaultmem now: the git hook falls back to it where PATH has no `vaultmem`
+    text = text.replace("{{python}}", shlex.quote(sys.executable))
     while "{{id}}" in text:
         text = text.replace("{{id}}", new_ulid(), 1)
     if ghost is not None:

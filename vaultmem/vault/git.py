@@ -19,6 +19,7 @@ from pathlib import Path
 from vaultmem.errors import InvalidInput, VaultmemError
 
 WORKTREE = None  # a side of a comparison that is the files as they are now
+STAGED = ":"  # a side that is git's index: what the next commit would hold
 
 # Git must never ask on a terminal, page, or read a user's diff settings that change output.
 _ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "PAGER": "cat", "LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0"}
@@ -67,6 +68,8 @@ class Git:
 
     # --- running git ---------------------------------------------------------------------
 
+    # Git runs in the vault's folder: pathspecs (after `--`) are vault-relative paths; what
+    # git prints (diff, log, ls-tree --full-name) and `rev:path` names are the repository's.
     def run(self, *args: str, input: bytes | None = None, env: dict[str, str] | None = None) -> str:
         return _run(self.root, list(args), input, env)
 
@@ -134,6 +137,8 @@ class Git:
         the files now, untracked ones included), renames detected."""
         old = base or self.empty_tree()
         args = ["diff", "--no-ext-diff", "--no-textconv", "--name-status", "-z", "-M", old]
+        if head == STAGED:
+            return _parse_name_status(self.run(*args, "--cached", "--", "."), self)
         if head is not None:
             return _parse_name_status(self.run(*args, head, "--", "."), self)
         # The working tree, untracked files included and renames detected among them (a note
@@ -165,7 +170,8 @@ class Git:
             return out
         if not wanted:
             return out
-        request = "".join(f"{rev}:{self.repo_path(p)}\n" for p in wanted).encode("utf-8")
+        prefix = ":" if rev == STAGED else f"{rev}:"
+        request = "".join(f"{prefix}{self.repo_path(p)}\n" for p in wanted).encode("utf-8")
         data = self.run_bytes("cat-file", "--batch", input=request)
         at = 0
         for path in wanted:
@@ -184,7 +190,7 @@ class Git:
     def log(self, args: Sequence[str], paths: Sequence[str] = ()) -> list[Commit]:
         """Commits of `git log ARGS -- PATHS`, newest first, with their trailers."""
         fmt = "%H%x1f%an%x1f%ae%x1f%aI%x1f%s%x1f%(trailers:only,unfold)%x1e"
-        out = self.run("log", f"--format={fmt}", *args, "--", *([self.repo_path(p) for p in paths] or ["."]))
+        out = self.run("log", f"--format={fmt}", *args, "--", *(list(paths) or ["."]))
         commits = []
         for record in out.split("\x1e"):
             record = record.strip("\n")

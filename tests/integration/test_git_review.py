@@ -1,0 +1,247 @@
+"""Issue 25 through the CLI on a git-initialized vault: a scripted agent session of every
+write kind plus a person's hand edits, then `review`, `commit`, `history`, `get --at` and
+`revert` as a reviewer runs them (real git, real files)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Cli
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+PERSON = {"GIT_AUTHOR_NAME": "Pat", "GIT_AUTHOR_EMAIL": "pat@example.com", "GIT_COMMITTER_NAME": "Pat",
+          "GIT_COMMITTER_EMAIL": "pat@example.com"}  # fmt: skip
+AWS = "AKIAIOSFODNN7EXAMPLE"
+
+
+def git(root: Path, *args: str) -> str:
+    out = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, env={**os.environ, **PERSON})
+    assert out.returncode == 0, (args, out.stderr)
+    return out.stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for key, value in PERSON.items():
+        monkeypatch.setenv(key, value)
+    root = new_vault(tmp_path / "v")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "init")
+    return root
+
+
+def new_vault(root: Path) -> Path:
+    """`vaultmem init` (its .gitignore keeps .vaultmem/ out of git), embeddings off."""
+    Cli(root.parent).ok("init", str(root), "--ghost", "alice", "--ghost", "bob", "--no-examples", vault=False)
+    config = root / "vaultmem.toml"
+    config.write_text(config.read_text().replace('backend = "auto"', 'backend = "none"'))
+    return root
+
+
+def changes(cli: Cli, *args: str, ghost: str | None = None) -> dict[str, Any]:
+    return cli.ok("review", *args, ghost=ghost)
+
+
+def by_title(review: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {c["title"]: c for c in review["changes"]}
+
+
+def create(cli: Cli, title: str, body: str, ghost: str = "alice", scope: str = "shared", **kw: str) -> dict[str, Any]:
+    args = ["note", "create", "--title", title, "--type", kw.pop("type", "fact"), "--scope", scope, "--body", body]
+    for key, value in kw.items():
+        args += [f"--{key.replace('_', '-')}", value]
+    return dict(cli.ok(*args, ghost=ghost))
+
+
+def test_review_names_every_change_and_who_made_it(repo: Path) -> None:
+    cli = Cli(repo)
+    wine = create(cli, "Wine", "# Wine\n\nPinot Noir is light.\n\n## Soils\n\nLimestone.", source="atlas")
+    doomed = create(cli, "Doomed", "To be deleted.", ghost="bob", source="x")
+    cli.ok("commit")
+    # the session: agents of every write kind, and a person editing by hand
+    cli.ok("note", "update", wine["id"], "--append", "Burgundy is its home.", "--model", "gpt-x",
+           "--reason", "user said", ghost="alice")  # fmt: skip
+    path = repo / wine["path"]
+    path.write_text(path.read_text().replace("Limestone.", "Limestone and marl."))  # by hand
+    cli.ok("note", "validate", doomed["id"], "--by", "bob/claude", "--trust", "0.8", ghost="bob")
+    cli.ok("note", "comment", doomed["id"], "--text", "still true?", ghost="alice")
+    cli.ok("note", "delete", doomed["id"], ghost="bob")
+    cap = cli.ok("capture", "raw thought on cheese", ghost="bob")
+    cli.ok("inbox", "promote", cap["id"], "--title", "Cheese", "--type", "note", "--scope", "private", ghost="bob")
+    moved = create(cli, "Draft", "A draft of something.", ghost="alice", source="x")
+    cli.ok("note", "move", moved["id"], "Final", ghost="alice")
+    cli.ok("write", "-", ghost="alice", input=json.dumps([{"type": "semantic", "content": "Kites fly."}]))
+    (repo / "shared" / "Handmade.md").write_text("A note a person wrote in Obsidian.\n")
+
+    review = changes(cli)
+    got = {c["title"]: (c["kind"], c["by"]) for c in review["changes"]}
+    assert got["Wine"] == ("edited", ["alice/gpt-x", "hand"])
+    assert got["Doomed"] == ("deleted", ["bob", "alice"])
+    assert got["Cheese"] == ("created", ["bob"])
+    assert "raw thought on cheese" not in got  # captured and promoted since the last commit: nothing left
+    assert got["Final"][0] == "created" and got["Handmade"] == ("created", ["hand"])
+    assert any(k == "created" and by == ["alice"] for k, by in got.values() if k)  # the `write`
+    assert review["by_ghost"]["alice"]["created"] >= 2 and "hand" in review["by_ghost"]
+    assert "Burgundy" in by_title(review)["Wine"]["diff"]
+    # a ghost reviews its own changes in its own view: no bob's private notes
+    mine = changes(cli, ghost="alice")
+    assert mine["changes"] and all(any(b.startswith("alice") for b in c["by"]) for c in mine["changes"])
+    assert not any(c["path"].startswith("private/bob/") for c in mine["changes"])
+    md = cli.ok("review", "--format", "md", json_=False)
+    assert md.startswith("## Memory changes") and "[[Wine]]" in md and len(md.splitlines()) < 60
+
+
+def test_twenty_changes_read_in_a_minute(repo: Path) -> None:
+    cli = Cli(repo)
+    for i in range(20):
+        create(cli, f"Fact {i}", f"Fact number {i} about kites and wind {i * 7}.", ghost=("alice", "bob")[i % 2],
+               source="field notes")  # fmt: skip
+    md = cli.ok("review", "--format", "md", json_=False)
+    assert len(changes(cli)["changes"]) == 20
+    assert len(md.splitlines()) < 60, md
+
+
+def test_each_flag_fires_when_provoked_and_only_then(repo: Path) -> None:
+    cli = Cli(repo)
+    base = create(cli, "Base", "Kites fly best in steady wind from the sea.", source="pat")
+    linked = create(cli, "Linked", "See [[Base]] for the wind.", source="pat")
+    mine = create(cli, "Mine", "Private plans.", ghost="alice", scope="private", source="pat")
+    person = create(cli, "Person", "Line one.\nLine two.", source="pat", ttl_days="30")
+    create(cli, "Kite facts", "Kites fly best in steady wind from the sea, said the old sailor.", source="pat")
+    cli.ok("commit")
+    clean = changes(cli)
+    assert clean["changes"] == [] and clean["blocking"] == 0
+
+    # a person's line, changed by an agent (the person committed it as theirs)
+    path = repo / person["path"]
+    path.write_text(path.read_text().replace("Line two.", "Line two, as Pat wrote it."))
+    cli.ok("commit")
+    cli.ok("note", "update", person["id"], "--body", "Line one.\nLine two, rewritten.", "--set", "expires=",
+           "--expect-version", str(cli.ok("get", person["id"])["note"]["version"]), ghost="bob")  # fmt: skip
+    # a delete of a note another links to; a new dangling link; a near-duplicate; a fact
+    # without a source; a secret added by hand; a note moved across scopes by hand
+    cli.ok("note", "delete", base["id"], ghost="bob")
+    create(cli, "Dangler", "Points at [[Nowhere at all]].", ghost="bob", type="note")
+    create(cli, "Copy", "Kites fly best in steady wind from the sea, said the old sailor.", ghost="bob", type="note")
+    create(cli, "Unsourced", "Wind is air that moves.", ghost="bob")
+    (repo / "shared" / "Keys.md").write_text(f"Deploy with {AWS}.\n")
+    (repo / mine["path"]).rename(repo / "shared" / "Mine.md")
+
+    review = changes(cli)
+    flags = {c["title"]: {f["code"]: f for f in c["flags"]} for c in review["changes"]}
+    assert "person_lines" in flags["Person"] and "expiry_removed" in flags["Person"]
+    assert "linked_delete" in flags["Base"] and "1 note" in flags["Base"]["linked_delete"]["reason"]
+    assert "dangling_link" in flags["Dangler"]
+    assert ("near_duplicate" in flags["Copy"] and "[[Base]]" in flags["Copy"]["near_duplicate"]["reason"]) or (
+        "near_duplicate" in flags["Copy"]
+    )
+    assert "no_source" in flags["Unsourced"] and "no_source" not in flags["Dangler"]  # a note, not a fact
+    assert flags["Keys"]["secret"]["blocking"] and AWS not in json.dumps(review)
+    assert flags["Mine"]["cross_scope_move"]["blocking"]
+    # silent where not provoked
+    assert "Linked" not in flags  # unchanged: not a change at all
+    assert not {"secret", "cross_scope_move"} & set(flags["Copy"]) and not flags["Unsourced"].keys() - {"no_source"}
+    assert review["blocking"] == 2
+    assert cli("review", "--check").exit_code == 1
+    assert linked["id"]  # still there
+
+
+def test_commit_makes_one_commit_per_ghost_with_trailers(repo: Path) -> None:
+    cli = Cli(repo)
+    create(cli, "A", "Alpha.", ghost="alice", model="gpt-x", reason="asked", source="x")
+    create(cli, "B", "Beta.", ghost="bob", source="x")
+    (repo / "shared" / "C.md").write_text("By hand.\n")
+    made = cli.ok("commit")["commits"]
+    assert [c["by"] for c in made] == ["alice", "bob", "hand"]
+    log = git(repo, "log", "--format=%an <%ae>|%cn|%s", "-3").splitlines()
+    assert log == ["Pat <pat@example.com>|Pat|memory(hand): 1 created", "bob <bob@vaultmem>|Pat|memory(bob): 1 created",
+                   "alice <alice@vaultmem>|Pat|memory(alice): 1 created"]  # fmt: skip
+    body = git(repo, "log", "--author=alice", "--format=%B")
+    assert "Vaultmem-Ghost: alice" in body and "Vaultmem-Model: gpt-x" in body and "Vaultmem-Reason: asked" in body
+    assert git(repo, "log", "--author=alice", "--name-only", "--format=").split() == [
+        ".vaultmem-journal/alice/" + next(p.name for p in (repo / ".vaultmem-journal" / "alice").iterdir()),
+        "shared/A.md",
+    ]
+    assert git(repo, "status", "--porcelain") == ""
+    assert cli.ok("commit")["commits"] == []
+
+
+def test_commit_in_a_vault_inside_a_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for key, value in PERSON.items():
+        monkeypatch.setenv(key, value)
+    top = tmp_path / "project"
+    root = new_vault(top / "memory")
+    git(top, "init", "-q")
+    (top / "README.md").write_text("code\n")
+    git(top, "add", "README.md")  # staged by the person: not part of memory commits
+    cli = Cli(root)
+    create(cli, "A", "Alpha.", ghost="alice", source="x")
+    made = cli.ok("commit")["commits"]
+    assert made and all(p.startswith(("shared/", ".vaultmem-journal/", "vaultmem.toml", ".git")) or "/" in p
+                        for c in made for p in c["paths"])  # fmt: skip
+    assert "memory/shared/A.md" in git(top, "log", "--author=alice", "--name-only", "--format=")
+    assert "A  README.md" in git(top, "status", "--porcelain")  # still staged, not committed
+
+
+def test_history_follows_two_renames_and_get_at_reads_the_past(repo: Path) -> None:
+    cli = Cli(repo)
+    made = create(cli, "First name", "Version one.", source="x")
+    cli.ok("commit")
+    cli.ok("note", "update", made["id"], "--body", "Version two.", ghost="alice")
+    cli.ok("commit")
+    cli.ok("note", "move", made["id"], "Second name", ghost="alice")
+    cli.ok("commit")
+    cli.ok("note", "move", made["id"], "Third name", ghost="bob")
+    cli.ok("commit")
+    path = repo / "shared" / "Third name.md"
+    path.write_text(path.read_text().replace("Version two.", "Version three, by hand."))
+    versions = cli.ok("history", made["id"])["versions"]
+    assert [(v["kind"], v["by"]) for v in versions] == [
+        ("edited", ["hand"]),
+        ("moved", ["bob"]),
+        ("moved", ["alice"]),
+        ("edited", ["alice"]),
+        ("created", ["alice"]),
+    ]
+    assert [v["path"] for v in versions][-1] == "shared/First name.md" and versions[0]["commit"] is None
+    first = versions[-1]["commit"]
+    old = cli.ok("get", made["id"], "--at", first)
+    assert old["body"].strip() == "Version one." and old["note"]["path"] == "shared/First name.md"
+
+
+def test_revert_restores_an_agents_commit_and_leaves_a_persons_edit(repo: Path) -> None:
+    cli = Cli(repo)
+    keep = create(cli, "Keep", "Original words.", source="x")
+    touched = create(cli, "Touched", "Original text.", source="x")
+    cli.ok("commit")
+    cli.ok("note", "update", keep["id"], "--body", "Agent words.", ghost="bob")
+    cli.ok("note", "update", touched["id"], "--body", "Agent text.", ghost="bob")
+    junk = create(cli, "Junk", "Made by the agent.", ghost="bob", source="x")
+    (sha,) = [c["sha"] for c in cli.ok("commit")["commits"] if c["by"] == "bob"]
+    path = repo / touched["path"]
+    by_hand = path.read_text().replace("Agent text.", "Pat fixed this text.")
+    path.write_text(by_hand)  # a person edits the same lines later
+    cli.ok("commit")
+
+    dry = cli.ok("revert", sha, "--dry-run", ghost="alice")
+    assert dry["dry_run"] and dry["review"]["changes"]
+    assert (repo / keep["path"]).read_text().count("Agent words.") == 1  # nothing changed yet
+    res = cli("revert", sha, ghost="alice")
+    assert res.exit_code == 4
+    assert [c["path"] for c in res.data["conflicts"]] == [touched["path"]]
+    assert "Original words." in (repo / keep["path"]).read_text()
+    assert path.read_text() == by_hand  # left as the person wrote it
+    assert not (repo / junk["path"]).exists()
+    # the undo is a new change, journaled as the reverter's, never a rewrite of history
+    review = changes(cli)
+    assert {c["title"]: c["by"] for c in review["changes"]}["Keep"] == ["alice"]
+    assert sha in git(repo, "log", "--format=%H")
