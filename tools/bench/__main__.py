@@ -30,7 +30,7 @@ from tools.bench.scale import sections as scale_sections
 from tools.repo import CORPORA, REPO, WORK
 from tools.sections import write_section
 
-ONLY_GROUPS = ("watcher", "autostart", "mcp", "scale")
+ONLY_GROUPS = ("watcher", "autostart", "mcp", "review", "scale")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -9,16 +9,16 @@ import time
 import traceback
 from datetime import UTC, datetime
 
-from tools.bench.mcp import McpRows
 from tools.bench.model import END, START, Row, VaultInfo, short
 from tools.bench.report import area_rank, area_tables, machine_line
+from tools.bench.review import ReviewRows
 from tools.bench.util import (
     pid_alive,
 )
 from tools.machine import git_state
 
 
-class Bench(McpRows):
+class Bench(ReviewRows):
     def run_all(self) -> None:
         self.discover()
         self.raw["commands_at_start"] = sorted(self.commands)
@@ -65,12 +65,17 @@ class Bench(McpRows):
                 self.query(ob, area)
                 self.search(ob, "bm25", area)
                 self.search(ob, "hybrid", area)
+        self.review()
         self.raw["commands_at_end"] = sorted(self.commands)
 
     def run_only(self, groups: list[str]) -> None:
         """`--only`: just these rows, on the largest generated vault with vectors; its
         working copy from an earlier run is kept when its index is fresh (else rebuilt)."""
         self.discover()
+        if "review" in groups:
+            self.review()
+        if not {"watcher", "autostart", "mcp"} & set(groups):
+            return
         n = 1000 if self.quick else max(self.args.sizes)
         v = self.synthetic_vault(n, "auto", reuse=True)
         self.vaults.append(v)

@@ -39,6 +39,8 @@ def revert(
     app: App, target: str | None, to: str | None, by: str | None, since: str | None, dry_run: bool = False
 ) -> RevertResult:
     git = Git.of(app.root)
+    if by is None and since is not None and target is None:
+        by = app.ghost  # `revert --ghost G --since REF`: G's own commits since REF
     app.reason = app.reason or "revert " + " ".join(x for x in (target, to and f"--to {to}", by and f"--by {by}") if x)
     if to is not None:
         if target is None:

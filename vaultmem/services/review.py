@@ -38,6 +38,7 @@ from vaultmem.vault.layout import classify
 from vaultmem.vault.secrets import find_secrets
 
 GHOST_EMAIL = "@vaultmem"  # the author email of a ghost's commits: `alice <alice@vaultmem>`
+DUPLICATE_QUERY_WORDS = 20  # of a new note's body, searched for notes it may repeat
 NEAR_DUPLICATE = 0.85  # word-3-gram Jaccard of two bodies (search/text.py NearDuplicates)
 NEAR_DUPLICATE_CHECKS = 2000  # new notes checked for near-duplicates at most (a BM25 search each)
 FACT_TYPES = frozenset({"fact"})
@@ -373,7 +374,7 @@ class Flagger:
             self._lexical_fresh()
             self._filters = build_filters(self.app, FilterSpec())
         mine = shingles(words.lower())
-        hits = self.app.indexes.fulltext().search(" ".join(words.split()[:40]), self._filters, 4)
+        hits = self.app.indexes.fulltext().search(" ".join(words.split()[:DUPLICATE_QUERY_WORDS]), self._filters, 3)
         records = self.app.db.by_paths([h.path for h in hits if h.path != change.path])
         for path, rec in records.items():
             body = read_body(self.app, rec)

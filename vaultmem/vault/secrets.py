@@ -77,7 +77,17 @@ def _screen() -> Callable[[str], bool]:
             patterns.append(plugin.regex)  # the entropy plugins' quoted strings
         else:
             return lambda line: True
-    return lambda line: any(p.search(line) for p in patterns)
+    # One search a line: the patterns of each set of flags joined into one alternation (a
+    # pattern with a back-reference keeps its own: its group numbers would move).
+    by_flags: dict[int, list[str]] = {}
+    alone: list[re.Pattern[str]] = []
+    for pattern in patterns:
+        if re.search(r"\\\d|\(\?P=", pattern.pattern):
+            alone.append(pattern)
+        else:
+            by_flags.setdefault(pattern.flags, []).append(f"(?:{pattern.pattern})")
+    joined = [re.compile("|".join(parts), flags) for flags, parts in by_flags.items()] + alone
+    return lambda line: any(p.search(line) for p in joined)
 
 
 @functools.cache
