@@ -81,6 +81,10 @@ class VaultConfig:
     # exits after this many idle minutes
     watch_autostart: bool = True
     watch_idle_minutes: float = 30.0
+    # [git]: the watcher commits pending memory changes (`vaultmem commit`) once the vault
+    # has been quiet this long; off by default
+    git_autocommit: bool = False
+    git_quiet_seconds: float = 120.0
     warnings: tuple[str, ...] = ()
 
     def with_overrides(self, **changes: Any) -> VaultConfig:
@@ -98,6 +102,7 @@ _KNOWN: dict[str, set[str]] = {
     "embedding": {"backend", "model", "precision"},
     "chroma": {"mode", "url"},
     "watch": {"autostart", "idle_exit_minutes"},
+    "git": {"autocommit", "quiet_seconds"},
 }
 
 
@@ -188,7 +193,10 @@ def parse_config(data: Mapping[str, Any]) -> VaultConfig:
     backend, precision = _embedding(embedding, warnings)
     mode, url = _chroma(_table(data, "chroma", warnings), warnings)
     autostart, idle = _watch(_table(data, "watch", warnings), warnings)
+    autocommit, quiet = _git(_table(data, "git", warnings), warnings)
     return VaultConfig(
+        git_autocommit=autocommit,
+        git_quiet_seconds=quiet,
         watch_autostart=autostart,
         watch_idle_minutes=idle,
         ghosts=_ghosts(vault, warnings),
@@ -287,6 +295,18 @@ def _watch(table: Mapping[str, Any], warnings: list[str]) -> tuple[bool, float]:
         warnings.append(f"watch.idle_exit_minutes: expected minutes in (0, 10080], got {idle!r}; using 30")
         idle = 30.0
     return autostart, float(idle)
+
+
+def _git(table: Mapping[str, Any], warnings: list[str]) -> tuple[bool, float]:
+    autocommit = table.get("autocommit", False)
+    if not isinstance(autocommit, bool):
+        warnings.append(f"git.autocommit: expected true or false, got {autocommit!r}; using false")
+        autocommit = False
+    quiet = table.get("quiet_seconds", 120.0)
+    if isinstance(quiet, bool) or not isinstance(quiet, int | float) or not 0 < quiet <= 7 * 24 * 3600:
+        warnings.append(f"git.quiet_seconds: expected seconds in (0, 604800], got {quiet!r}; using 120")
+        quiet = 120.0
+    return autocommit, float(quiet)
 
 
 def apply_environment(config: VaultConfig, env: Mapping[str, str]) -> VaultConfig:

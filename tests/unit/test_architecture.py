@@ -25,6 +25,8 @@ PEERS: set[tuple[str, str]] = set()
 
 def layer(module: str) -> str:
     parts = module.split(".")
+    if len(parts) >= 2 and parts[1] == "__main__":
+        return "cli"  # `python -m vaultmem`: the CLI's entry point, as bin/vaultmem
     if len(parts) < 2 or parts[1] not in RANK:
         return "base"  # vaultmem, vaultmem.errors, .config, .models
     return parts[1]

@@ -109,6 +109,7 @@ class WatcherBase:
     errors: RecentErrors
     next_rescan: float
     last_request: float
+    last_change: float | None  # when a reconcile last changed notes, while they wait for autocommit
     events: str
     status: StatusFile
     cold_segments: bool

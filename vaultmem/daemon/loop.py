@@ -31,6 +31,8 @@ class WorkerLoop(WatcherBase):
                     self._serve(payload)
                 elif kind == "warm":
                     self._warm_more()
+                elif kind == "commit":
+                    self._autocommit()
                 else:
                     self._reconcile(kind)
             except WatcherStopping:
@@ -57,15 +59,39 @@ class WorkerLoop(WatcherBase):
                     return "rescan", None
                 if self.cold_segments and due is None:
                     return "warm", None
+                commit_in = self._commit_in(now)
+                if commit_in == 0:
+                    return "commit", None
                 if self._idle_too_long(now):
                     log.info("idle for %.0f s: exiting (started on demand)", now - self.last_request)
                     return None
-                wait = self.next_rescan - now
+                wait = self.next_rescan - now if commit_in is None else min(self.next_rescan - now, commit_in)
                 # At most a second: Python runs a signal handler only when the main thread
                 # runs Python code, and a SIGTERM the kernel hands to another thread does not
                 # wake this wait; without the bound it would wait for the next rescan.
                 self.cond.wait(min(SIGNAL_POLL_S, wait if due is None else min(due, wait)))
             return None
+
+    def _commit_in(self, now: float) -> float | None:
+        """Seconds until `[git] autocommit` commits the changes a reconcile found (0: now);
+        None when off or nothing waits."""
+        config = self.app.config
+        if not config.git_autocommit or self.last_change is None:
+            return None
+        return max(0.0, self.last_change + config.git_quiet_seconds - now)
+
+    def _autocommit(self) -> None:
+        """`vaultmem commit` as the person who runs the watcher: one commit per ghost."""
+        from vaultmem.services.commits import commit_pending
+
+        self.last_change = None
+        try:
+            made = commit_pending(self.app).commits
+        except VaultmemError as exc:
+            self._error(f"autocommit failed: {exc.message}")
+            return
+        if made:
+            log.info("autocommit: %s", "; ".join(c.message.split("\n", 1)[0] for c in made))
 
     def _idle_too_long(self, now: float) -> bool:
         limit = self.settings.idle_exit_s
@@ -109,6 +135,8 @@ class WorkerLoop(WatcherBase):
             # Small batches too, at most every few seconds: a Whoosh segment merge every
             # dozen commits frees megabytes the heap would otherwise keep (issue 14, churn).
             self._trim()
+        if any(counts.values()):
+            self.last_change = time.monotonic()
         if any(counts.values()) or reason == "start":
             log.info(
                 "reconciled (%s): %d added, %d updated, %d deleted, %d moved in %.3f s",

@@ -105,6 +105,7 @@ class Watcher(Requests, WorkerLoop, WarmUp):
         self.errors = RecentErrors()
         self.next_rescan = 0.0
         self.last_request = time.monotonic()
+        self.last_change = None
         self.events = "inotify"
         self._app: App | None = None
         self._config_sig: tuple[int, int] | None = None

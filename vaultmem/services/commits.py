@@ -37,7 +37,7 @@ def commit_pending(app: App, message: str | None = None) -> CommitResult:
     base = git.resolve("HEAD") if git.has_head() else None
     rng = Range(base, WORKTREE, "HEAD..working tree")
     files = git.changes(base, WORKTREE)
-    review = digest(app, git, rng)
+    review = digest(app, git, rng, flags=False)
     by_path = {c.path: c for c in review.changes}
     entries = journal_added(git, rng, [f.path for f in files if f.path.startswith(JOURNAL_DIR + "/")])
     groups: dict[str, list[str]] = {}

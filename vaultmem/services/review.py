@@ -105,7 +105,9 @@ def review(
     return digest(app, git, rng, ghost)
 
 
-def digest(app: App, git: Git, rng: Range, writer: str | None = None) -> ReviewResult:
+def digest(app: App, git: Git, rng: Range, writer: str | None = None, flags: bool = True) -> ReviewResult:
+    """The changes of a range; `flags`: with what needs a person (`commit` needs only who
+    changed what)."""
     files = git.changes(rng.base, rng.head)
     notes = [f for f in files if is_note_path(f.path) or is_note_path(f.old_path)]
     entries = journal_between(git, rng)
@@ -139,7 +141,7 @@ def digest(app: App, git: Git, rng: Range, writer: str | None = None) -> ReviewR
                 kind=change.kind,
                 by=by,
                 summary=change.summary(),
-                flags=flagger.flags(change, by),
+                flags=flagger.flags(change, by) if flags else [],
                 title=change.title,
                 diff=change.word_diff or None,
                 properties=change.properties or None,
