@@ -277,6 +277,20 @@ def test_get_by_id_prefix_file_name_and_wikilink(wine: Cli) -> None:
     assert wine.ok("get", "![[Chablis]]", ghost="bob")["body"] == "Chablis, north of [[Burgundy wine]].\n"
 
 
+def test_get_by_any_id_fragment_and_a_derived_id(wine: Cli) -> None:
+    """Issue 26: notes made in the same minute share a ULID's first characters, so any 6+
+    characters of an id name a note, its random part too; and a derived id's prefix
+    (`p-9a68a8`: the only ids of an adopted vault) names its note."""
+    assert wine.ok("get", A[-8:].lower(), ghost="bob")["note"]["id"] == A
+    assert wine.ok("get", A[12:18], ghost="bob")["note"]["id"] == A
+    note(wine.vault, "shared/No id.md", "Adopted as it was.\n")
+    derived = wine.ok("get", "No id", ghost="bob")["note"]["id"]
+    assert derived.startswith("p-")
+    assert wine.ok("get", derived[:8], ghost="bob")["note"]["path"] == "shared/No id.md"
+    assert wine.ok("get", derived[4:12].upper(), ghost="bob")["note"]["path"] == "shared/No id.md"
+    assert wine("get", D[-8:], ghost="bob").exit_code == 3  # alice's note: invisible to bob
+
+
 def test_get_id_prefix_shared_by_several_is_ambiguous(wine: Cli) -> None:
     note(wine.vault, "shared/Twin.md", "x\n", id=A[:10] + "Z" * 16, title="Twin")
     res = wine("get", A[:8], ghost="bob")

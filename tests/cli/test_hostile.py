@@ -182,7 +182,8 @@ def test_symlinked_folder_leaving_the_vault_is_refused(vault: Path, cli: Cli, wo
     ):
         res = cli(*command, ghost=ghost, input='[{"type": "semantic", "content": "x"}]')
         if command[0] == "write":
-            assert res.exit_code == 0 and res.data["written"] == [] and len(res.data["rejected"]) == 1
+            # the one item rejected with its reason; nothing written at all: exit 5 (issue 26)
+            assert res.exit_code == 5 and res.data["written"] == [] and len(res.data["rejected"]) == 1
         else:
             assert res.exit_code == 5, (command, res.stdout)
     assert list(target.iterdir()) == []

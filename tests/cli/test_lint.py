@@ -44,9 +44,8 @@ def test_warnings_alone_exit_0(vault: Path, cli: Cli) -> None:
         ("shared/no-id.md", "warning", "dangling_link"),
         ("shared/dup-a.md", "warning", "duplicate_title"),
         ("shared/sub/dup-b.md", "warning", "duplicate_title"),
-        (made["path"], "warning", "edited_by_hand"),
-    }
-    assert res.data["errors"] == 0 and res.data["warnings"] == 5
+    }  # the note edited by hand is not a problem (issue 26): `review` says who changed it
+    assert res.data["errors"] == 0 and res.data["warnings"] == 4
 
 
 ERROR_CASES = {

@@ -163,8 +163,9 @@ def test_ttl_and_confidence_edge_cases(vault: Path, cli: Cli) -> None:
 
 def test_private_memories_without_ghost_are_rejected(vault: Path, cli: Cli) -> None:
     before = snapshot(vault, skip=vault / ".vaultmem")
-    data = _write(cli, WRITES[:3], ghost=None).data
-    assert data["written"] == []
+    res = cli("write", "-", ghost=None, input=json.dumps(WRITES[:3]))
+    data = res.data
+    assert res.exit_code == 5 and data["written"] == []  # nothing written: invalid input (issue 26)
     assert sorted(r["index"] for r in data["rejected"]) == [0, 1, 2]
     assert snapshot(vault, skip=vault / ".vaultmem") == before
 
@@ -180,3 +181,16 @@ def test_unusable_input_exits_5(vault: Path, cli: Cli, payload: str) -> None:
 
 def test_bad_scope_exits_5(cli: Cli) -> None:
     assert cli("write", "-", "--scope", "project", ghost="alice", input="[]").exit_code == 5
+
+
+def test_nothing_written_exits_5_with_the_reasons(vault: Path, cli: Cli) -> None:
+    """Issue 26: every item refused is invalid input (exit 5), the reasons still listed; one
+    item written (or a duplicate) is a success."""
+    bad = [{"type": "bogus", "content": "x"}, {"type": "semantic", "content": ""}]
+    res = cli("write", "-", ghost="alice", input=json.dumps(bad))
+    assert res.exit_code == 5 and [r["index"] for r in res.data["rejected"]] == [0, 1]
+    assert res.data["written"] == [] and all(r["reason"] for r in res.data["rejected"])
+    good = [*bad, {"type": "semantic", "content": "Kites fly."}]
+    assert cli("write", "-", ghost="alice", input=json.dumps(good)).exit_code == 0
+    assert cli("write", "-", ghost="alice", input=json.dumps(good[2:])).exit_code == 0  # a duplicate: fine
+    assert cli("write", "-", ghost="alice", input="[]").exit_code == 0  # nothing asked, nothing refused

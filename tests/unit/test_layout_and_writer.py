@@ -174,7 +174,7 @@ def _note(relpath: str, fm: str, body: str = "body\n") -> ParsedNote:
         ("shared/a.md", "id: X\ntrust_score: .nan\n", [("error", "out_of_range")]),
         ("shared/a.md", "id: X\nversion: -1\n", [("error", "bad_version")]),
         ("shared/a.md", "id: X\ncreated: yesterday\n", [("warning", "bad_date")]),
-        ("shared/a.md", "id: X\nhash: sha256:0000\n", [("warning", "edited_by_hand")]),
+        ("shared/a.md", "id: X\nhash: sha256:0000\n", []),  # edited by hand: a new version, not a problem
         ("private/a.md", "id: X\n", [("error", "misplaced")]),
     ],
 )

@@ -145,21 +145,25 @@ def register(app: typer.Typer) -> None:
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
-    ) -> None:
-        """Ingest tool `memory_writes` (episodic, semantic, conversation) as notes."""
+    ) -> int:
+        """Ingest tool `memory_writes` (episodic, semantic, conversation) as notes.
+
+        Input: a JSON array (or an object with a `memory_writes` array) of writes, each
+        {"type": "episodic" | "semantic" | "conversation", "content": TEXT, and optionally
+        "role" (conversation), "tags": [..], "confidence": 0-1, "ttl_days": N,
+        "source": {"tool", "turn_id", "timestamp": ISO-8601 or epoch seconds}, "context":
+        {..}}. Episodic and conversation memories go to diary/<ghost>/, semantic ones to
+        private/<ghost>/ (or shared/ with --scope shared). Each item is checked alone: a
+        bad one is listed in `rejected` with its reason while the others are written; an
+        identical memory is listed in `duplicates`. Exit 5 when nothing was written."""
         from vaultmem.errors import InvalidInput
         from vaultmem.services.writes import ingest, parse_writes
 
         if scope not in ("private", "shared"):
             raise InvalidInput(f"--scope must be private or shared, not {scope!r}")
         items = parse_writes(read_file_arg(file, "memory writes"))
-        emit(
-            ingest(
-                open_app(ctx, vault, ghost, model=model, reason=reason),
-                items,
-                shared=scope == "shared",
-                allow_secret=allow_secret,
-            ),
-            json_mode(ctx, json_),
-            _render_writes,
-        )
+        app_ = open_app(ctx, vault, ghost, model=model, reason=reason)
+        result = ingest(app_, items, shared=scope == "shared", allow_secret=allow_secret)
+        emit(result, json_mode(ctx, json_), _render_writes)
+        # every item refused: the caller's input was wrong, whatever it holds (SPEC §6 exit 5)
+        return 5 if result.rejected and not result.written and not result.duplicates else 0

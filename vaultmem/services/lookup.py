@@ -60,7 +60,7 @@ def _one(ref: str, matches: list[NoteRecord]) -> NoteRecord:
 
 def find_note(db: StateDB, ref: str, visible: Visible) -> NoteRecord:
     """The one visible note `ref` names: id, vault-relative path (`.md` optional), title,
-    alias, then a bare file name in any folder, then a unique id prefix. A pasted
+    alias, then a bare file name in any folder, then a unique id fragment. A pasted
     `[[Target#Heading|label]]` names its Target."""
     ref = split_wikilink(ref)[0].strip()
     if not ref:
@@ -88,7 +88,7 @@ def find_note(db: StateDB, ref: str, visible: Visible) -> NoteRecord:
     by_alias = seen([r for r in db.notes_with_alias_text(ref) if any(a.lower() == low for a in r.aliases)])
     if by_alias:
         return _one(ref, by_alias)
-    by_name = _by_file_name(db, ref, visible) or _by_id_prefix(db, ref, visible)
+    by_name = _by_file_name(db, ref, visible) or _by_id_fragment(db, ref, visible)
     if by_name:
         return _one(ref, by_name)
     raise not_found(ref, suggest(db, ref, visible))
@@ -96,7 +96,8 @@ def find_note(db: StateDB, ref: str, visible: Visible) -> NoteRecord:
 
 MIN_ID_PREFIX = 6
 MAX_REF_CHARS = 4096  # a path's length limit on Linux; titles are at most 512 characters
-_CROCKFORD = set("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
+# ULIDs are Crockford base32; derived ids are `p-` and hex (lint --fix writes real ones)
+_ID_CHARS = set("0123456789ABCDEFGHJKMNPQRSTVWXYZ-")
 
 
 def _by_file_name(db: StateDB, ref: str, visible: Visible) -> list[NoteRecord]:
@@ -109,13 +110,15 @@ def _by_file_name(db: StateDB, ref: str, visible: Visible) -> list[NoteRecord]:
     return [r for r in db.light_notes() if r.path.rsplit("/", 1)[-1].lower() == wanted and visible(location_of(r))]
 
 
-def _by_id_prefix(db: StateDB, ref: str, visible: Visible) -> list[NoteRecord]:
-    """Visible notes whose id starts with `ref` (at least MIN_ID_PREFIX characters of a
-    ULID, as `git` takes a short commit hash); several are ambiguous (exit 7)."""
-    prefix = ref.upper()
-    if len(prefix) < MIN_ID_PREFIX or not set(prefix) <= _CROCKFORD:
+def _by_id_fragment(db: StateDB, ref: str, visible: Visible) -> list[NoteRecord]:
+    """Visible notes whose id holds `ref` anywhere, letter case ignored: at least
+    MIN_ID_PREFIX characters of a ULID — its start, as `git` takes a short commit hash, or
+    of its random part, since notes made in the same minute share their first characters —
+    or of a derived id (`p-9a68a8`). Several are ambiguous (exit 7, the candidates listed)."""
+    fragment = ref.upper()
+    if len(fragment) < MIN_ID_PREFIX or not set(fragment) <= _ID_CHARS:
         return []
-    return [r for r in db.light_notes() if (r.id or "").upper().startswith(prefix) and visible(location_of(r))]
+    return [r for r in db.light_notes() if fragment in (r.id or "").upper() and visible(location_of(r))]
 
 
 def split_wikilink(ref: str) -> tuple[str, str | None]:

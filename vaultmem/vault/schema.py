@@ -61,9 +61,8 @@ def check_note(note: ParsedNote, config: VaultConfig) -> list[Problem]:
         value = fm.get(key)
         if value is not None and not (isinstance(value, str) and _ISO_RE.match(value)):
             warn("bad_date", f"{key} is not an ISO-8601 date: {value!r}")
-    stored = fm.get("hash")
-    if isinstance(stored, str) and stored.startswith("sha256:") and stored != note.body_hash():
-        warn("edited_by_hand", "body changed since vaultmem last wrote it")
+    # A body edited by hand is not a problem (issue 26): agents see it as a new version, and
+    # `vaultmem review` says who changed what; lint no longer warns about it forever.
     tags = fm.get("tags")
     if tags is not None and not isinstance(tags, (list, str)):
         warn("bad_tags", "tags should be a list of strings")
