@@ -65,6 +65,10 @@ class SearchDefaults:
 @dataclass(frozen=True, slots=True)
 class VaultConfig:
     ghosts: tuple[str, ...] = ()
+    # [vault] people: the people of this vault (names like ghosts'). One of them, named by
+    # $VAULTMEM_PERSON in their own shell, reads and writes every note, as in Obsidian; a
+    # ghost (--ghost, $VAULTMEM_GHOST) always wins, and MCP never takes it (services/app.py)
+    people: tuple[str, ...] = ()
     # project name -> member ghosts; None means open to every ghost
     projects: Mapping[str, tuple[str, ...] | None] = field(default_factory=dict)
     types: tuple[str, ...] = DEFAULT_TYPES
@@ -95,7 +99,7 @@ EMBEDDING_BACKENDS = ("auto", "sentence-transformers", "onnx", "none")
 EMBEDDING_PRECISIONS = ("float32", "int8")
 
 _KNOWN: dict[str, set[str]] = {
-    "vault": {"ghosts", "types"},
+    "vault": {"ghosts", "types", "people"},
     "projects": set(),  # any project name
     "memory_types": set(),  # any group name
     "search": set(SearchDefaults.__dataclass_fields__),
@@ -200,6 +204,7 @@ def parse_config(data: Mapping[str, Any]) -> VaultConfig:
         watch_autostart=autostart,
         watch_idle_minutes=idle,
         ghosts=_ghosts(vault, warnings),
+        people=_people(vault, warnings),
         projects=_projects(_table(data, "projects", warnings), warnings),
         types=_as_str_tuple(vault.get("types", list(DEFAULT_TYPES)), "vault.types", warnings) or DEFAULT_TYPES,
         memory_types=_memory_types(_table(data, "memory_types", warnings), warnings),
@@ -211,6 +216,16 @@ def parse_config(data: Mapping[str, Any]) -> VaultConfig:
         chroma_url=url,
         warnings=tuple(warnings),
     )
+
+
+def _people(vault: Mapping[str, Any], warnings: list[str]) -> tuple[str, ...]:
+    people: list[str] = []
+    for name in _as_str_tuple(vault.get("people", []), "vault.people", warnings):
+        if is_ghost_name(name):
+            people.append(name)
+        else:
+            warnings.append(f"vault.people: {name!r} is not a valid name; ignored")
+    return tuple(people)
 
 
 def _ghosts(vault: Mapping[str, Any], warnings: list[str]) -> tuple[str, ...]:

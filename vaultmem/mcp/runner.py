@@ -52,7 +52,7 @@ WATCHER_START_WAIT_S = 20.0
 # Errors that mean "this watcher will not answer it": run the read here instead.
 NOT_ANSWERED = ("stopping", "not_this_vault", "invalid_request")
 # Who is asking is the transport's business: never the environment's.
-IDENTITY_ENV = ("VAULTMEM_GHOST", "VAULTMEM_VAULT")
+IDENTITY_ENV = ("VAULTMEM_GHOST", "VAULTMEM_VAULT", "VAULTMEM_PERSON")
 
 
 class Runner:

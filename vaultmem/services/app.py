@@ -55,6 +55,9 @@ class App:
     # Set by the CLI when a watcher may be running: services call it (through `wrote`) after
     # writing files, and it waits until the watcher has indexed them. None: nobody to tell.
     after_write: AfterWrite | None = None
+    # A person of the vault ([vault] people, $VAULTMEM_PERSON) acting without a ghost: reads
+    # and writes every note, as in Obsidian (checked_person below). None for agents.
+    person: str | None = None
     # Provenance of this caller's writes (vault/journal.py): the model it runs, why it writes.
     model: str | None = None
     reason: str | None = None
@@ -78,7 +81,9 @@ class App:
         for warning in config.warnings:
             notice(f"warning: {warning}")
         ghost = _checked_ghost(config, ghost or env.get("VAULTMEM_GHOST") or None)
-        return cls(root, ghost, Indexes(root, config, notice, views), notice, progress, freshness or _catch_up())
+        app = cls(root, ghost, Indexes(root, config, notice, views), notice, progress, freshness or _catch_up())
+        app.person = checked_person(config, ghost, env)
+        return app
 
     def view(
         self,
@@ -94,7 +99,9 @@ class App:
         for warning in self.config.warnings:
             notice(f"warning: {warning}")
         ghost = _checked_ghost(self.config, ghost or env.get("VAULTMEM_GHOST") or None)
-        return App(self.root, ghost, self.indexes, notice, progress, self.freshness)
+        app = App(self.root, ghost, self.indexes, notice, progress, self.freshness)
+        app.person = checked_person(self.config, ghost, env)
+        return app
 
     @property
     def config(self) -> VaultConfig:
@@ -111,14 +118,26 @@ class App:
     # --- access -------------------------------------------------------------------------
 
     def can_read(self, location: Location) -> bool:
+        if self.person is not None:
+            return location.placed  # a person sees what Obsidian shows
         return can_read(location, self.ghost, self.config)
 
     def can_write(self, location: Location) -> bool:
+        if self.person is not None:
+            return location.placed
         return can_write(location, self.ghost, self.config)
+
+    def reader_tokens(self) -> list[str]:
+        """The access classes the caller reads (index/documents.py readers)."""
+        from vaultmem.vault.layout import reader_tokens
+
+        owners = self.db.owners() if self.person is not None else None
+        return reader_tokens(self.ghost, self.config, self.indexes.projects(), owners)
 
     def reader_links(self) -> ReaderLinks:
         """Links as this ghost resolves them: a note it cannot see wins no link (SPEC §3)."""
-        return self.indexes.views.reader_links(self.db, self.ghost, self.config, self.can_read)
+        who = f"person:{self.person}" if self.person is not None else self.ghost
+        return self.indexes.views.reader_links(self.db, who, self.config, self.can_read)
 
     # --- freshness --------------------------------------------------------------------
 
@@ -144,7 +163,7 @@ class App:
         from vaultmem.clock import epoch
         from vaultmem.vault import journal
 
-        journal.record(self.root, paths, journal.stamp(epoch()), self.ghost, self.model, self.reason)
+        journal.record(self.root, paths, journal.stamp(epoch()), self.ghost, self.model, self.reason, self.person)
 
     @contextmanager
     def batch_writes(self) -> Iterator[None]:
@@ -178,6 +197,23 @@ def batched_writes(use_case: Callable[Concatenate[App, P], R]) -> Callable[Conca
             return use_case(app, *args, **kwargs)
 
     return run
+
+
+PERSON_ENV = "VAULTMEM_PERSON"
+
+
+def checked_person(config: VaultConfig, ghost: str | None, env: Mapping[str, str]) -> str | None:
+    """The person acting, when no ghost is: $VAULTMEM_PERSON naming one of the vault's
+    people ([vault] people). A ghost always wins (an agent is never a person by inheriting
+    its person's shell); the MCP server strips the variable (mcp/runner.py)."""
+    name = env.get(PERSON_ENV) or None
+    if ghost is not None or name is None:
+        return None
+    if name not in config.people:
+        raise InvalidInput(
+            f"{PERSON_ENV}={name!r} is not one of this vault's people: add it to [vault] people in vaultmem.toml"
+        )
+    return name
 
 
 def _checked_ghost(config: VaultConfig, ghost: str | None) -> str | None:

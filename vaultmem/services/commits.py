@@ -57,6 +57,8 @@ def commit_pending(app: App, message: str | None = None) -> CommitResult:
                     models.setdefault(writer, Counter())[model] += 1
         else:
             writer = _journaled(git, entries, f.path)
+        if writer in app.config.people:
+            writer = "person"  # one of the vault's people: the person's own commit
         paths = groups.setdefault(writer, [])
         paths.append(f.path)
         if f.old_path:

@@ -230,7 +230,7 @@ def _authors(git: Git, rng: Range) -> dict[str, list[str]]:
 
 
 def label(entry: Entry) -> str:
-    who = entry.by or "person"
+    who = entry.by or entry.person or "person"
     return f"{who}/{entry.model}" if entry.model else who
 
 

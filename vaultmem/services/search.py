@@ -19,7 +19,6 @@ from vaultmem.services.app import App
 from vaultmem.services.lookup import location_of
 from vaultmem.units import as_unit
 from vaultmem.vault.frontmatter import split_document
-from vaultmem.vault.layout import reader_tokens
 from vaultmem.vault.note import looks_binary
 from vaultmem.vault.store import read_note_bytes
 
@@ -78,7 +77,7 @@ def build_filters(app: App, spec: FilterSpec) -> Filters:
     scopes = scopes_for(spec.scope)
     types = types_for(spec.types, spec.memory_type, app.config.memory_types)
     return Filters(
-        readers=tuple(reader_tokens(app.ghost, app.config, app.indexes.projects())),
+        readers=tuple(app.reader_tokens()),
         now=int(clock.epoch()),
         scopes=scopes,
         types=types,

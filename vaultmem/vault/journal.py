@@ -49,6 +49,7 @@ class Entry:
     hash: str | None  # sha256 hex of the file as written; None: the write removed it
     model: str | None = None
     reason: str | None = None
+    person: str | None = None  # which of the vault's people, when `by` is null ([vault] people)
 
     def line(self) -> str:
         data = {k: v for k, v in asdict(self).items() if v is not None or k in ("by", "hash")}
@@ -72,7 +73,15 @@ def append(root: Path, entries: Iterable[Entry]) -> None:
             os.fsync(fh.fileno())
 
 
-def record(root: Path, paths: Iterable[str], at: str, by: str | None, model: str | None, reason: str | None) -> None:
+def record(
+    root: Path,
+    paths: Iterable[str],
+    at: str,
+    by: str | None,
+    model: str | None,
+    reason: str | None,
+    person: str | None = None,
+) -> None:
     """Journal a write of `paths`: each file's sha256 as it now is (None: gone)."""
     entries = []
     for path in dict.fromkeys(paths):
@@ -82,7 +91,7 @@ def record(root: Path, paths: Iterable[str], at: str, by: str | None, model: str
             digest = None  # moved away, deleted, promoted
         except OSError:
             continue
-        entries.append(Entry(at, by, path, digest, model, reason))
+        entries.append(Entry(at, by, path, digest, model, reason, person if by is None else None))
     if entries:
         append(root, entries)
 
@@ -100,6 +109,7 @@ def parse_lines(text: str) -> Iterator[Entry]:
                 hash=data.get("hash"),
                 model=data.get("model"),
                 reason=data.get("reason"),
+                person=data.get("person"),
             )
         except (ValueError, KeyError, TypeError):
             continue

@@ -189,9 +189,14 @@ def reader_token(location: Location) -> str:
     return f"ghost:{location.owner}"
 
 
-def reader_tokens(ghost: str | None, config: VaultConfig, projects: Iterable[str]) -> list[str]:
-    """Every access class `ghost` may read, given the projects present in the vault."""
+def reader_tokens(
+    ghost: str | None, config: VaultConfig, projects: Iterable[str], owners: Iterable[str] | None = None
+) -> list[str]:
+    """Every access class `ghost` may read, given the projects present in the vault.
+    `owners` (the owners present): a person's view, every class there is."""
     tokens = ["public"]
+    if owners is not None:
+        return [*tokens, *(f"ghost:{o}" for o in sorted(set(owners))), *(f"project:{p}" for p in sorted(set(projects)))]
     if ghost is None:
         return tokens
     tokens.append(f"ghost:{ghost}")

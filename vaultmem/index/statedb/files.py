@@ -64,6 +64,10 @@ class FileRows(Store):
                 out[path] = (file_hash, int(version))
         return out
 
+    def owners(self) -> list[str]:
+        """Every ghost that owns a note (private, diary or inbox folders)."""
+        return [r[0] for r in self.conn.execute("SELECT DISTINCT owner FROM files WHERE owner IS NOT NULL")]
+
     def secret_scans(self, hashes: Iterable[str]) -> dict[str, list[list[Any]]]:
         """content sha256 -> the secrets found in it as [[kind, line], …], for those scanned."""
         out: dict[str, list[list[Any]]] = {}
