@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import pytest
 
 from tests.cli._util import front_matter, vault_files, write
 from tests.conftest import Cli
-from vaultmem.vault.ids import is_ulid
+from vaultmem.vault.ids import derived_id, is_ulid
 from vaultmem.vault.journal import read_all
 
 
@@ -152,8 +153,11 @@ def test_fix_adds_missing_ids_and_changes_nothing_else(vault: Path, cli: Cli) ->
         newline = b"\r\n" if b"\r\n" in data else b"\n"
         id_line = b"id: " + new_id.encode() + newline
         assert after[relpath].count(id_line) == 1
-        # remove the one added line (and the fence a file without front matter needed): the rest is byte-identical
-        stripped = after[relpath].replace(id_line, b"", 1)
+        # the derived id it had is kept beside the new one, so what an agent stored still resolves
+        assert front_matter(vault / relpath)["former_ids"] == [derived_id(relpath)]
+        former = re.compile(rb"former_ids:(?: \[[^\]\r\n]*\]\r?\n|\r?\n(?:  ?- [^\r\n]*\r?\n)+)")
+        # remove the added lines (and the fence a file without front matter needed): the rest is byte-identical
+        stripped = former.sub(b"", after[relpath].replace(id_line, b"", 1), count=1)
         if not data.lstrip(b"\xef\xbb\xbf").startswith(b"---"):
             stripped = stripped.replace(b"---\n---\n", b"", 1)
         assert stripped == data, relpath
@@ -164,6 +168,7 @@ def test_fix_adds_missing_ids_and_changes_nothing_else(vault: Path, cli: Cli) ->
     assert vault_files(vault) == after
     for relpath, new_id in fixed.items():
         assert cli.ok("get", new_id)["note"]["path"] == relpath
+        assert cli.ok("get", derived_id(relpath))["note"]["id"] == new_id  # the old id, too
 
 
 def test_fix_never_touches_notes_with_ids(vault: Path, cli: Cli) -> None:

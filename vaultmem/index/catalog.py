@@ -136,12 +136,16 @@ def record_for(parsed: ParsedNote | Unreadable, entry: FileEntry, config: VaultC
             "role": _text(fm.get("role")),
             "file_version": parsed.version,
             "body_edited": parsed.body_edited,
+            # ids the note was known by before `lint --fix` wrote a real one: they still name it
+            "former_ids": [str(i) for i in fm.get("former_ids") or [] if isinstance(i, str)]
+            if isinstance(fm.get("former_ids"), list)
+            else [],
         },
     )
 
 
 # Bump when what a row records changes: every file is then read again once.
-PARSER_VERSION = "p3"  # p3: a conversation memory's `role`
+PARSER_VERSION = "p4"  # p3: a conversation memory's `role`; p4: `former_ids`
 
 
 def config_signature(config: VaultConfig) -> str:

@@ -161,7 +161,8 @@ def _add_missing_ids(app: App, notes: list[ParsedNote]) -> list[dict[str, str]]:
             data, stamp = store.read_file(app.root, note.relpath)
             text = data.decode("utf-8")
             new_id = new_ulid()
-            edited = edit_note_text(text, note.front_matter, {"id": new_id})
+            # the derived id agents may have stored keeps naming the note (lookup.find_note)
+            edited = edit_note_text(text, note.front_matter, {"id": new_id, "former_ids": [note.id]})
             store.replace_file(app.root, note.relpath, edited.text.encode("utf-8"), stamp)
         except (Conflict, UnicodeDecodeError):
             continue

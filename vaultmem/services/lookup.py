@@ -73,7 +73,7 @@ def find_note(db: StateDB, ref: str, visible: Visible) -> NoteRecord:
         return [r for r in rows if r.status == "note" and visible(location_of(r))]
 
     # ULIDs are Crockford base32, which is case-insensitive: an exact hit first, then any case.
-    by_id = seen(db.by_id(ref)) or seen(db.by_id(ref, any_case=True))
+    by_id = seen(db.by_id(ref)) or seen(db.by_id(ref, any_case=True)) or seen(db.by_former_id(ref))
     if by_id:
         return _one(ref, by_id)
     path = ref[2:] if ref.startswith("./") else ref

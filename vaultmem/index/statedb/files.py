@@ -117,6 +117,16 @@ class FileRows(Store):
             return self._select("+status='note' AND id = ? COLLATE NOCASE", (note_id,))
         return self._select("+status='note' AND id=?", (note_id,))
 
+    def by_former_id(self, note_id: str) -> list[NoteRecord]:
+        """Notes that were known by `note_id` before `lint --fix` gave them a real id."""
+        if not note_id.startswith("p-"):
+            return []  # only derived ids are ever replaced
+        return self._select(
+            "status='note' AND extra LIKE ? AND EXISTS "
+            "(SELECT 1 FROM json_each(files.extra, '$.former_ids') WHERE value = ?)",
+            (f"%{note_id}%", note_id),
+        )
+
     def notes_titled(self, title: str, scope: str | None = None) -> list[NoteRecord]:
         """Notes (of `scope`, if given) whose title equals `title` in any letter case
         (Unicode-aware). An ASCII title uses the NOCASE index; only a non-ASCII one scans."""
