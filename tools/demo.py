@@ -117,7 +117,13 @@ def main() -> int:
 
     heading("6. Lint, as a pre-commit hook would")
     run("lint", json_out=False)
+
+    heading("7. Stop the background indexer the searches started")
+    # A read command that finds no watcher starts one (it would exit after 30 idle minutes);
+    # the demo stops what it started rather than leave it running.
+    subprocess.run([str(BIN), "watch", "--stop", "--vault", str(VAULT)], check=False)
     print(f"\nThe demo vault is in {VAULT.relative_to(REPO)}/ - open it in Obsidian or browse it with git.")
+    print("Searching it again starts a watcher in the background; `vaultmem watch --stop` in it stops that.")
     return 0
 
 
