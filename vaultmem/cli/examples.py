@@ -61,6 +61,8 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "vaultmem review origin/main..HEAD --format md --check    # a pull request, in CI",
     ),
     "commit": ("vaultmem commit", 'vaultmem commit -m "Session with the wine agent"'),
+    "git setup": ("vaultmem git setup    # in each clone",),
+    "merge-driver": ("vaultmem merge-driver base.md ours.md theirs.md 'shared/Note.md'    # as git runs it",),
     "history": ('vaultmem history "Burgundy wine"',),
     "revert": (
         "vaultmem revert 3f9c2a7b --dry-run",

@@ -74,6 +74,12 @@ class HistoryResult(Result):
 
 
 @dataclass(frozen=True, slots=True)
+class GitSetupResult(Result):
+    attributes_added: list[str]  # .gitattributes lines written
+    driver: str  # the merge driver command in the repository's config
+
+
+@dataclass(frozen=True, slots=True)
 class RevertResult(Result):
     dry_run: bool
     restored: list[dict[str, Any]]  # {id, path, action}

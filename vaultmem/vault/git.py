@@ -95,25 +95,7 @@ class Git:
             return False
 
     def merge_text(self, ours: str, base: str, theirs: str) -> tuple[str, int]:
-        """`git merge-file`: the three-way merge of `base`'s change to `theirs` into `ours`;
-        (text with conflict markers where both changed the same lines, how many conflicts)."""
-        import tempfile
-
-        with tempfile.TemporaryDirectory(prefix="vaultmem-merge-") as tmp:
-            names = []
-            for name, text in (("ours", ours), ("base", base), ("theirs", theirs)):
-                path = Path(tmp) / name
-                path.write_text(text, encoding="utf-8")
-                names.append(str(path))
-            try:
-                proc = subprocess.run(
-                    ["git", "merge-file", "-p", "--diff3", *names], capture_output=True, env=_env(None), check=False
-                )
-            except OSError as exc:
-                raise GitError(f"git could not run: {exc}") from None
-        if proc.returncode < 0 or proc.returncode > 127:
-            raise GitError(f"git merge-file failed: {proc.stderr.decode('utf-8', 'replace').strip()}")
-        return proc.stdout.decode("utf-8", "replace"), proc.returncode
+        return merge_text(ours, base, theirs)
 
     def is_ancestor(self, a: str, b: str) -> bool:
         """Whether commit `a` is `b` or one of its ancestors."""
@@ -199,6 +181,30 @@ class Git:
             sha, name, email, at, subject, trailers = (record.split("\x1f") + [""] * 6)[:6]
             commits.append(Commit(sha, name, email, at, subject, _trailers(trailers)))
         return commits
+
+
+def merge_text(ours: str, base: str, theirs: str, diff3: bool = False) -> tuple[str, int]:
+    """`git merge-file`: the three-way merge of `base`'s change to `theirs` into `ours`;
+    (text with standard conflict markers where both changed the same lines, how many
+    conflicts; `diff3`: with the base's lines too). Needs no repository."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="vaultmem-merge-") as tmp:
+        names = []
+        for name, text in (("ours", ours), ("base", base), ("theirs", theirs)):
+            path = Path(tmp) / name
+            path.write_bytes(text.encode("utf-8", "surrogateescape"))
+            names.append(str(path))
+        try:
+            labels = ["-L", "ours", "-L", "base", "-L", "theirs", *(["--diff3"] if diff3 else [])]
+            proc = subprocess.run(
+                ["git", "merge-file", "-p", *labels, *names], capture_output=True, env=_env(None), check=False
+            )
+        except OSError as exc:
+            raise GitError(f"git could not run: {exc}") from None
+    if proc.returncode < 0 or proc.returncode > 127:
+        raise GitError(f"git merge-file failed: {proc.stderr.decode('utf-8', 'replace').strip()}")
+    return proc.stdout.decode("utf-8", "surrogateescape"), proc.returncode
 
 
 def _parse_name_status(out: str, git: Git) -> list[FileChange]:

@@ -13,6 +13,7 @@ import re
 from vaultmem.config import VaultConfig
 from vaultmem.models import Problem
 from vaultmem.units import as_unit
+from vaultmem.vault.merge import has_conflict_markers
 from vaultmem.vault.note import UNIT_FIELDS, ParsedNote
 
 _ISO_RE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$")
@@ -61,6 +62,9 @@ def check_note(note: ParsedNote, config: VaultConfig) -> list[Problem]:
         value = fm.get(key)
         if value is not None and not (isinstance(value, str) and _ISO_RE.match(value)):
             warn("bad_date", f"{key} is not an ISO-8601 date: {value!r}")
+    markers = has_conflict_markers(note.body)
+    if markers:
+        err("merge_conflict", f"git merge conflict markers in the body (line {markers[0]}): resolve them and commit")
     # A body edited by hand is not a problem (issue 26): agents see it as a new version, and
     # `vaultmem review` says who changed what; lint no longer warns about it forever.
     tags = fm.get("tags")

@@ -1,0 +1,117 @@
+"""The note merge of git's merge driver (vault/merge.py): front matter by key, bodies
+three-way by lines, conflicts in the body only. Tables of cases; git's own merge-file."""
+
+from __future__ import annotations
+
+import shutil
+from typing import Any
+
+import pytest
+import yaml
+
+from vaultmem.vault.frontmatter import load_yaml, split_document
+from vaultmem.vault.git import merge_text
+from vaultmem.vault.merge import has_conflict_markers, merge_body, merge_front_matter, merge_note
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+C1 = {"at": "2026-01-01T10:00:00Z", "by": "alice", "model": None, "text": "one"}
+C2 = {"at": "2026-01-02T10:00:00Z", "by": "bob", "model": None, "text": "two"}
+
+
+@pytest.mark.parametrize(
+    ("base", "ours", "theirs", "merged", "clashes"),
+    [
+        ({"version": 3}, {"version": 4}, {"version": 5}, {"version": 6}, []),
+        ({"updated": "a"}, {"updated": "2026-01-02T00:00:00Z"}, {"updated": "2026-01-03T00:00:00Z"},
+         {"updated": "2026-01-03T00:00:00Z"}, []),
+        ({"tags": ["a"]}, {"tags": ["a", "b"]}, {"tags": ["a", "c"]}, {"tags": ["a", "b", "c"]}, []),
+        ({"aliases": None}, {"aliases": ["X"]}, {"aliases": ["Y", "X"]}, {"aliases": ["X", "Y"]}, []),
+        ({}, {"comments": [C2]}, {"comments": [C1, C2]}, {"comments": [C1, C2]}, []),
+        ({}, {"last_validated_at": "2026-01-01T00:00:00Z", "last_validated_by": "alice/x"},
+         {"last_validated_at": "2026-02-01T00:00:00Z", "last_validated_by": "bob/y"},
+         {"last_validated_at": "2026-02-01T00:00:00Z", "last_validated_by": "bob/y"}, []),
+        ({"trust_score": 0.5}, {"trust_score": 0.5}, {"trust_score": 0.8}, {"trust_score": 0.8}, []),
+        ({"trust_score": 0.5}, {"trust_score": 0.9}, {"trust_score": 0.5}, {"trust_score": 0.9}, []),
+        ({"trust_score": 0.5}, {"trust_score": 0.9}, {"trust_score": 0.9}, {"trust_score": 0.9}, []),
+        ({"trust_score": 0.5}, {"trust_score": 0.9}, {"trust_score": 0.1}, {"trust_score": 0.9},
+         [("trust_score", 0.9, 0.1)]),
+        ({"status": "x"}, {}, {"status": "x"}, {}, []),  # removed on our side, untouched on theirs
+    ],
+    ids=["version", "updated", "tags", "aliases", "comments", "validation", "theirs-changed", "ours-changed",
+         "same-change", "clash", "removed"],
+)  # fmt: skip
+def test_front_matter_rules(
+    base: dict[str, Any], ours: dict[str, Any], theirs: dict[str, Any], merged: dict[str, Any], clashes: list[Any]
+) -> None:
+    out, found = merge_front_matter(base, ours, theirs)
+    assert {k: v for k, v in out.items() if v is not None} == merged
+    assert found == clashes
+
+
+def note(fm: dict[str, Any], body: str) -> str:
+    return "---\n" + yaml.safe_dump(fm, sort_keys=False) + "---\n" + body
+
+
+def parts(text: str) -> tuple[dict[str, Any], str]:
+    split = split_document(text)
+    return load_yaml(split.fm_text or ""), split.body
+
+
+BASE = note({"id": "N", "title": "T", "tags": ["wine"], "version": 2, "updated": "2026-01-01T00:00:00Z",
+             "hash": "sha256:x"}, "# T\n\nFirst line.\n\nMiddle line.\n\nLast line.\n")  # fmt: skip
+
+
+def test_two_sides_writes_merge_clean() -> None:
+    ours = note(
+        {
+            "id": "N",
+            "title": "T",
+            "tags": ["wine", "red"],
+            "version": 3,
+            "updated": "2026-01-02T00:00:00Z",
+            "hash": "sha256:y",
+            "comments": [C1],
+        },
+        "# T\n\nFirst line, ours.\n\nMiddle line.\n\nLast line.\n",
+    )
+    theirs = note({"id": "N", "title": "T", "tags": ["wine", "burgundy"], "version": 4,
+                   "updated": "2026-01-03T00:00:00Z", "hash": "sha256:z", "comments": [C2]},
+                  "# T\n\nFirst line.\n\nMiddle line.\n\nLast line, theirs.\n")  # fmt: skip
+    merged = merge_note(BASE, ours, theirs, merge_text)
+    assert merged.conflicts == 0
+    fm, body = parts(merged.text)
+    assert fm["version"] == 5 and fm["updated"] == "2026-01-03T00:00:00Z"
+    assert fm["tags"] == ["wine", "red", "burgundy"] and fm["comments"] == [C1, C2]
+    assert body == "# T\n\nFirst line, ours.\n\nMiddle line.\n\nLast line, theirs.\n"
+    assert fm["hash"].startswith("sha256:") and fm["hash"] not in ("sha256:y", "sha256:z")
+    assert has_conflict_markers(body) == []
+
+
+def test_a_true_conflict_leaves_markers_in_the_body_only() -> None:
+    ours = note({"id": "N", "title": "T", "tags": ["wine"], "version": 3, "trust_score": 0.9},
+                "# T\n\nFirst line.\n\nMiddle, said alice.\n\nLast line.\n")  # fmt: skip
+    theirs = note({"id": "N", "title": "T", "tags": ["wine"], "version": 3, "trust_score": 0.2},
+                  "# T\n\nFirst line.\n\nMiddle, said bob.\n\nLast line.\n")  # fmt: skip
+    merged = merge_note(BASE, ours, theirs, merge_text)
+    assert merged.conflicts == 2  # the middle lines, and trust_score
+    fm, body = parts(merged.text)  # the front matter still parses
+    assert fm["trust_score"] == 0.9 and fm["version"] == 4
+    assert "<<<<<<< ours" in body and ">>>>>>> theirs" in body and "trust_score: 0.2" in body
+    split = split_document(merged.text)
+    assert split.fm_text is not None and not has_conflict_markers(split.fm_text)
+
+
+@pytest.mark.parametrize(
+    ("base", "ours", "theirs", "merged", "conflicts"),
+    [
+        # two agents append to one note on two machines: both lines kept, ours first
+        ("a\n\nb\n", "a\n\nb\n\nours\n", "a\n\nb\n\ntheirs\n", "a\n\nb\n\nours\n\ntheirs\n", 0),
+        ("a\n", "a\nsame\n", "a\nsame\n", "a\nsame\n", 0),
+        # the same existing line changed differently: a conflict, standard markers
+        ("a\nb\nc\n", "a\nB1\nc\n", "a\nB2\nc\n", "a\n<<<<<<< ours\nB1\n=======\nB2\n>>>>>>> theirs\nc\n", 1),
+    ],
+    ids=["both-append", "same-append", "same-line"],
+)
+def test_body_merge(base: str, ours: str, theirs: str, merged: str, conflicts: int) -> None:
+    assert merge_body(ours, base, theirs, merge_text) == (merged, conflicts)

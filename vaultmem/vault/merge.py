@@ -1,0 +1,211 @@
+"""Three-way merge of one note, for git's merge driver (issue 27). Pure but for the body's
+line merge, which is git's own (`git merge-file`, passed in).
+
+Two clones that both wrote memory must merge without conflict markers in YAML: a marker in
+front matter breaks the note for every reader. So the front matter is merged key by key:
+
+- `version`: the larger of the two, plus one (both sides' writes count);
+- `updated`: the later; `hash`: of the merged body;
+- `tags`, `aliases`: the union, in order; `comments`: the union by (at, by, text), by time;
+- the validation (`last_validated_at`, `last_validated_by`): the later one, whole;
+- any other key: three-way — the side that changed it wins, both changed alike is no
+  conflict, both changed it differently is a conflict.
+
+The body merges three-way by lines. A real conflict — the same lines, or the same key,
+changed differently on each side — keeps our front matter valid and puts standard markers
+in the body only (a key's conflict as a marked block at the end of the body), which
+`lint` reports (`merge_conflict`).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vaultmem.vault.frontmatter import FrontMatterError, load_yaml, split_document
+from vaultmem.vault.note import body_hash
+from vaultmem.vault.writer import REMOVE, edit_note_text, normalize_body
+
+MergeText = Callable[..., tuple[str, int]]  # (ours, base, theirs, diff3=) -> (text, conflicts)
+UNION_LISTS = ("tags", "aliases")
+VALIDATION = ("last_validated_at", "last_validated_by")
+CONFLICT_MARKERS = ("<<<<<<< ", "=======", ">>>>>>> ")
+
+
+@dataclass(frozen=True, slots=True)
+class Merged:
+    text: str
+    conflicts: int  # 0: clean
+
+
+def _parts(text: str) -> tuple[dict[str, Any], str] | None:
+    split = split_document(text)
+    if split.fm_text is None:
+        return {}, split.body
+    try:
+        return load_yaml(split.fm_text), split.body
+    except FrontMatterError:
+        return None
+
+
+def merge_note(base: str, ours: str, theirs: str, merge_text: MergeText) -> Merged:
+    """The merged note (module docstring). Notes whose front matter does not parse merge as
+    plain text, markers and all: there is no key to merge by."""
+    o, b, t = _parts(ours), _parts(base), _parts(theirs)
+    if o is None or t is None:
+        text, conflicts = merge_text(ours, base, theirs)
+        return Merged(text, conflicts)
+    base_fm, base_body = b if b is not None else ({}, "")
+    ours_fm, ours_body = o
+    theirs_fm, theirs_body = t
+    body, conflicts = merge_body(ours_body, base_body, theirs_body, merge_text)
+    merged, clashes = merge_front_matter(base_fm, ours_fm, theirs_fm)
+    if clashes:
+        conflicts += len(clashes)
+        body = body.rstrip("\n") + "\n\n" + "\n".join(_marked(key, a, z) for key, a, z in clashes) + "\n"
+    merged["hash"] = body_hash(normalize_body(body)) if "hash" in merged else None
+    changes: dict[str, Any] = {}
+    for key in dict.fromkeys([*ours_fm, *merged]):
+        value = merged.get(key)
+        if key not in merged or value is None:
+            if key in ours_fm:
+                changes[key] = REMOVE
+        elif ours_fm.get(key) != value:
+            changes[key] = value
+    if not ours_fm and not changes:
+        return Merged(body if split_document(ours).fm_text is None else ours, conflicts)
+    edited = edit_note_text(ours, ours_fm, changes, body)
+    return Merged(edited.text, conflicts)
+
+
+def merge_body(ours: str, base: str, theirs: str, merge_text: MergeText) -> tuple[str, int]:
+    """The bodies merged by lines. Where both sides only added lines at the same place (two
+    agents appending to one note on two machines) both additions are kept, ours first;
+    where both changed the same existing lines, standard conflict markers stay."""
+    text, conflicts = merge_text(ours, base, theirs, diff3=True)
+    if not conflicts:
+        return text, 0
+    out: list[str] = []
+    left = 0
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        if not lines[i].startswith("<<<<<<< ours"):
+            out.append(lines[i])
+            i += 1
+            continue
+        mine: list[str] = []
+        was: list[str] = []
+        yours: list[str] = []
+        part = mine
+        i += 1
+        while i < len(lines) and not lines[i].startswith(">>>>>>> theirs"):
+            if lines[i].startswith("||||||| base"):
+                part = was
+            elif lines[i] == "=======":
+                part = yours
+            else:
+                part.append(lines[i])
+            i += 1
+        i += 1  # the closing marker
+        if not any(line.strip() for line in was):  # additions only: keep both
+            out += mine + ([] if yours == mine else yours)
+        else:
+            left += 1
+            out += ["<<<<<<< ours", *mine, "=======", *yours, ">>>>>>> theirs"]
+    return "\n".join(out), left
+
+
+def merge_front_matter(
+    base: Mapping[str, Any], ours: Mapping[str, Any], theirs: Mapping[str, Any]
+) -> tuple[dict[str, Any], list[tuple[str, Any, Any]]]:
+    """The merged front matter, and the keys both sides changed differently (key, ours,
+    theirs): ours is kept for those."""
+    out: dict[str, Any] = {}
+    clashes: list[tuple[str, Any, Any]] = []
+    keys = list(dict.fromkeys([*ours, *theirs]))
+    for key in keys:
+        a, z, was = ours.get(key), theirs.get(key), base.get(key)
+        if key == "version":
+            numbers = [v for v in (a, z) if isinstance(v, int) and not isinstance(v, bool)]
+            out[key] = max(numbers) + 1 if numbers else a
+        elif key == "updated":
+            out[key] = max((str(v) for v in (a, z) if v is not None), default=None)
+        elif key in UNION_LISTS:
+            out[key] = _union(a, z)
+        elif key == "comments":
+            out[key] = _comments(a, z)
+        elif key in VALIDATION:
+            continue  # below, as one
+        elif key == "hash":
+            out[key] = a if a is not None else z
+        elif a == z or z == was:
+            out[key] = a
+        elif a == was:
+            out[key] = z
+        else:
+            out[key] = a
+            clashes.append((key, a, z))
+    if any(k in ours or k in theirs for k in VALIDATION):
+        side = (
+            ours if str(ours.get("last_validated_at") or "") >= str(theirs.get("last_validated_at") or "") else theirs
+        )
+        for key in VALIDATION:
+            out[key] = side.get(key)
+    return out, clashes
+
+
+def _union(a: Any, z: Any) -> Any:
+    items = [*(a if isinstance(a, list) else [a] if a else []), *(z if isinstance(z, list) else [z] if z else [])]
+    seen: list[Any] = []
+    for item in items:
+        if item not in seen:
+            seen.append(item)
+    return seen if seen or isinstance(a, list) else a
+
+
+def _comments(a: Any, z: Any) -> Any:
+    both = [c for c in (a if isinstance(a, list) else []) + (z if isinstance(z, list) else [])]
+    seen: dict[tuple[str, str, str], Any] = {}
+    for c in both:
+        key = (str(c.get("at")), str(c.get("by")), str(c.get("text"))) if isinstance(c, dict) else ("", "", str(c))
+        seen.setdefault(key, c)
+    ordered = sorted(seen.values(), key=lambda c: str(c.get("at")) if isinstance(c, dict) else "")
+    return ordered or (a if a is not None else z)
+
+
+def _marked(key: str, ours: Any, theirs: Any) -> str:
+    return f"<<<<<<< ours\n{key}: {ours}\n=======\n{key}: {theirs}\n>>>>>>> theirs"
+
+
+def has_conflict_markers(body: str) -> list[int]:
+    """1-based numbers of the body's lines that are merge conflict markers."""
+    return [
+        n
+        for n, line in enumerate(body.split("\n"), 1)
+        if line.startswith(CONFLICT_MARKERS[0]) or line == CONFLICT_MARKERS[1] or line.startswith(CONFLICT_MARKERS[2])
+    ]
+
+
+def merge_files(base: Path, ours: Path, theirs: Path) -> int:
+    """git's merge driver: merge `theirs` into `ours` (written in place, atomically) over
+    `base`; the number of conflicts (0: clean, as git expects of a driver's exit status)."""
+    from vaultmem.vault.git import merge_text
+
+    def read(path: Path) -> str:
+        return path.read_bytes().decode("utf-8", "surrogateescape")
+
+    merged = merge_note(read(base), read(ours), read(theirs), merge_text)
+    fd, tmp = tempfile.mkstemp(dir=ours.parent, prefix=".vaultmem-merge-")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(merged.text.encode("utf-8", "surrogateescape"))
+        os.replace(tmp, ours)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return min(merged.conflicts, 127)
