@@ -106,12 +106,16 @@ def register(app: typer.Typer) -> None:
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
-    ) -> None:
-        """Commit pending memory changes, one commit per ghost (a person's edits as theirs)."""
+    ) -> int:
+        """Commit pending memory changes, one commit per ghost (a person's edits as theirs).
+
+        Only notes and the write journal; a change that adds a secret or moves a note
+        across scopes by hand is held back for a person (exit 1, listed in `held`)."""
         from vaultmem.services.commits import commit_pending
 
         result = commit_pending(open_app(ctx, vault, ghost, model=model, reason=reason), message)
         emit(result, json_mode(ctx, json_), _render_commits)
+        return 1 if result.held else 0
 
     @app.command("history")
     def history(
@@ -150,6 +154,8 @@ def register(app: typer.Typer) -> None:
 
 
 def _render_commits(con: Any, data: CommitResult) -> None:
+    for h in data.held:
+        record(con, "held", h.get("path"), "; ".join(h.get("reasons") or []))
     if not data.commits:
         con.print("nothing to commit", markup=False)
     for c in data.commits:

@@ -86,10 +86,14 @@ class WorkerLoop(WatcherBase):
 
         self.last_change = None
         try:
-            made = commit_pending(self.app).commits
+            result = commit_pending(self.app)
         except VaultmemError as exc:
             self._error(f"autocommit failed: {exc.message}")
             return
+        made = result.commits
+        if result.held:
+            held = ", ".join(str(h["path"]) for h in result.held)
+            self._error(f"autocommit held back for a person (vaultmem review): {held}")
         if made:
             log.info("autocommit: %s", "; ".join(c.message.split("\n", 1)[0] for c in made))
 

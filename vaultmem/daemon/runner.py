@@ -204,8 +204,11 @@ class Watcher(Requests, WorkerLoop, WarmUp):
             restore_signals()
 
     def _open_app(self) -> App:
+        # The watcher's own App acts for nobody in particular (its reconciles, autocommit):
+        # not for the ghost or person of whichever shell started it.
+        env = {k: v for k, v in self.env.items() if k not in ("VAULTMEM_GHOST", "VAULTMEM_PERSON")}
         app = App.open(
-            self.root, None, env=self.env, notice=self._notice, progress=self._check_stop, freshness=KeptByWatcher()
+            self.root, None, env=env, notice=self._notice, progress=self._check_stop, freshness=KeptByWatcher()
         )
         self._config_sig = config_signature(self.root)
         return app

@@ -53,6 +53,8 @@ class CommitMade(Result):
 @dataclass(frozen=True, slots=True)
 class CommitResult(Result):
     commits: list[CommitMade]
+    # changes left uncommitted for a person: [{path, reasons}] (a secret, a move across scopes by hand)
+    held: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)

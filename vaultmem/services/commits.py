@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from pathlib import Path
 
+from vaultmem.errors import Conflict
 from vaultmem.models import CommitMade, CommitResult
 from vaultmem.services.app import App
-from vaultmem.services.review import GHOST_EMAIL, Range, digest, journal_added
+from vaultmem.services.review import GHOST_EMAIL, Range, digest, is_note_path, journal_added
 from vaultmem.vault.changes import TRASH
-from vaultmem.vault.git import WORKTREE, Git
+from vaultmem.vault.git import WORKTREE, Git, GitError
 from vaultmem.vault.journal import JOURNAL_DIR, PERSON, Entry
 
 PEOPLE = ("person", "hand")  # writers whose commits are the person's own
@@ -34,17 +36,23 @@ def writer_of(by: list[str]) -> str:
 
 def commit_pending(app: App, message: str | None = None) -> CommitResult:
     git = Git.of(app.root)
+    _refuse_mid_merge(git)
     base = git.resolve("HEAD") if git.has_head() else None
     rng = Range(base, WORKTREE, "HEAD..working tree")
-    files = git.changes(base, WORKTREE)
-    review = digest(app, git, rng, flags=False)
+    files = [f for f in git.changes(base, WORKTREE) if _memory(f.path) or _memory(f.old_path)]
+    review = digest(app, git, rng, flags="blocking")
     by_path = {c.path: c for c in review.changes}
     entries = journal_added(git, rng, [f.path for f in files if f.path.startswith(JOURNAL_DIR + "/")])
     groups: dict[str, list[str]] = {}
     models: dict[str, Counter[str]] = {}
     kinds: dict[str, Counter[str]] = {}
+    held: list[dict[str, object]] = []
     for f in files:
         change = by_path.get(f.path) or (by_path.get(f.old_path) if f.old_path else None)
+        if change is not None and any(flag.blocking for flag in change.flags):
+            # a secret, a note moved across scopes by hand: a person decides (review --check)
+            held.append({"path": change.path, "reasons": [x.reason for x in change.flags if x.blocking]})
+            continue
         if f.path.startswith(JOURNAL_DIR + "/"):
             folder = f.path.split("/")[1]
             writer = "person" if folder == PERSON else folder
@@ -73,14 +81,67 @@ def commit_pending(app: App, message: str | None = None) -> CommitResult:
     for writer in sorted(groups, key=lambda w: (w in PEOPLE, w)):
         paths = list(dict.fromkeys(groups[writer]))
         text = _message(writer, message, kinds.get(writer, Counter()), models.get(writer), reasons.get(writer))
-        git.run("add", "-A", "--", *paths)  # pathspecs: relative to the vault, where git runs
-        args = ["commit", "--quiet", "--no-verify", "-m", text]
-        if writer not in PEOPLE:
-            args += ["--author", f"{writer} <{writer}{GHOST_EMAIL}>"]
-        git.run(*args, "--only", "--", *paths)
-        sha = git.run("rev-parse", "HEAD").strip()
+        author = None if writer in PEOPLE else f"{writer} <{writer}{GHOST_EMAIL}>"
+        sha = _commit_paths(git, paths, text, author)
         made.append(CommitMade(sha, writer, text, paths))
-    return CommitResult(made)
+    return CommitResult(made, held)
+
+
+def _memory(path: str | None) -> bool:
+    """A file `commit` takes: a note (the trash included, where deletes go) or the journal.
+    Anything else in the vault's folder — an attachment, the config — is the person's to commit."""
+    return bool(path) and (is_note_path(path) or str(path).startswith(JOURNAL_DIR + "/"))
+
+
+def _refuse_mid_merge(git: Git) -> None:
+    """A merge, rebase or cherry-pick in progress is a person's to finish: committing notes
+    then would mark conflicts resolved."""
+    unmerged = git.run("ls-files", "-u", "--", ".").strip()
+    busy = [name for name in ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD") if _ref(git, name)]
+    git_dir = Path(git.run("rev-parse", "--absolute-git-dir").strip())
+    if (git_dir / "rebase-merge").exists() or (git_dir / "rebase-apply").exists():
+        busy.append("a rebase")
+    if unmerged or busy:
+        what = ", ".join(busy) or "unmerged files"
+        raise Conflict(f"git is in the middle of {what}: finish it (resolve, then git commit) before vaultmem commit")
+
+
+def _ref(git: Git, name: str) -> bool:
+    try:
+        git.run("rev-parse", "-q", "--verify", name)
+        return True
+    except GitError:
+        return False
+
+
+def _commit_paths(git: Git, paths: list[str], message: str, author: str | None) -> str:
+    """One commit of `paths` as they are in the working tree, made through an index of our
+    own: what the person staged for other files stays staged and out of it; the committed
+    paths' entries in their index then match the new commit."""
+    import tempfile
+
+    head = git.resolve("HEAD") if git.has_head() else None
+    env: dict[str, str] = {}
+    if author is not None:
+        name, _, email = author.partition(" <")
+        env.update(GIT_AUTHOR_NAME=name, GIT_AUTHOR_EMAIL=email.rstrip(">"))
+    with tempfile.TemporaryDirectory(prefix="vaultmem-commit-") as tmp:
+        index = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        if head is not None:
+            git.run("read-tree", head, env=index)
+        git.run("add", "-A", "--", *paths, env=index)
+        tree = git.run("write-tree", env=index).strip()
+    parents = ["-p", head] if head is not None else []
+    sha = git.run("commit-tree", tree, *parents, "-F", "-", input=message.encode("utf-8"), env=env).strip()
+    git.run("update-ref", "-m", "vaultmem commit", "HEAD", sha, *([head] if head is not None else []))
+    known = [p for p in paths if git.run("ls-files", "--", p).strip() or _in_head(git, p)]
+    if known:
+        git.run("reset", "-q", "--", *known)  # the person's index: these entries as just committed
+    return sha
+
+
+def _in_head(git: Git, path: str) -> bool:
+    return bool(git.run("ls-tree", "--name-only", "HEAD", "--", path).strip())
 
 
 def _journaled(git: Git, entries: list[Entry], path: str) -> str:

@@ -17,6 +17,7 @@ from vaultmem.services.lookup import find_note
 from vaultmem.services.review import GHOST_EMAIL, Range, journal_between, writers
 from vaultmem.vault.changes import Side, describe
 from vaultmem.vault.git import WORKTREE, Git
+from vaultmem.vault.layout import classify
 from vaultmem.vault.note import ParsedNote, parse_note
 
 
@@ -63,12 +64,35 @@ def steps(git: Git, path: str) -> list[Step]:
     return found
 
 
+def visible_steps(app: App, git: Git, path: str) -> list[Step]:
+    """The note's commits the caller may see, newest first: its history stops where the
+    note came from a place the caller may not read (another ghost's private notes, a
+    project it is not in), so no earlier text or name of it shows. A note renamed since
+    the last commit is followed from its committed name."""
+    if not git.has_head():
+        return []
+    logged = path
+    if not git.run("ls-tree", "--name-only", "HEAD", "--", path).strip():
+        moved = [c for c in git.changes(git.resolve("HEAD"), WORKTREE) if c.path == path and c.old_path]
+        logged = moved[0].old_path if moved and moved[0].old_path else path
+    out: list[Step] = []
+    for step in steps(git, logged):
+        if not app.can_read(classify(step.path)):
+            break
+        if step.old_path is not None and not app.can_read(classify(step.old_path)):
+            # it came into view here: as far as the caller knows, created here
+            out.append(Step(step.sha, None, step.author, step.email, step.at, step.path, None, "A"))
+            break
+        out.append(step)
+    return out
+
+
 def note_history(app: App, ref: str) -> HistoryResult:
     app.catch_up()
     rec = find_note(app.db, ref, app.can_read)
     git = Git.of(app.root)
     versions: list[Version] = []
-    history = steps(git, rec.path) if git.has_head() else []
+    history = visible_steps(app, git, rec.path)
     head_path = history[0].path if history else None
     if git.has_head():
         pending = _uncommitted(app, git, rec.path, head_path)
@@ -111,7 +135,7 @@ def note_at(app: App, ref: str, rev: str) -> NoteDocument:
     rec = find_note(app.db, ref, app.can_read)
     git = Git.of(app.root)
     at = git.resolve(rev)
-    for step in steps(git, rec.path):
+    for step in visible_steps(app, git, rec.path):
         if not git.is_ancestor(step.sha, at):
             continue
         data = git.contents(at, [step.path]).get(step.path)

@@ -23,7 +23,7 @@ from vaultmem.clock import now as utc_now
 from vaultmem.errors import InvalidInput, NotFound
 from vaultmem.models import RevertResult
 from vaultmem.services.app import App, batched_writes
-from vaultmem.services.lookup import find_note
+from vaultmem.services.lookup import find_note, location_of
 from vaultmem.services.review import GHOST_EMAIL, Range, digest, is_note_path
 from vaultmem.services.revisions import record_written
 from vaultmem.vault import store
@@ -39,6 +39,7 @@ def revert(
     app: App, target: str | None, to: str | None, by: str | None, since: str | None, dry_run: bool = False
 ) -> RevertResult:
     git = Git.of(app.root)
+    app.catch_up()  # where each note is now (a move since the commit)
     if by is None and since is not None and target is None:
         by = app.ghost  # `revert --ghost G --since REF`: G's own commits since REF
     app.reason = app.reason or "revert " + " ".join(x for x in (target, to and f"--to {to}", by and f"--by {by}") if x)
@@ -55,12 +56,15 @@ def revert(
         commits = [git.resolve(target)]
     else:
         raise InvalidInput("name what to undo: a COMMIT, a NOTE with --to REV, or --by GHOST [--since REV]")
+    # Every change of every commit is checked before anything is written: a commit that
+    # touched notes the caller may not change is, for it, no commit it can undo.
+    plans = [_plan(app, git, sha, target or by or "") for sha in commits]
     restored: list[dict[str, Any]] = []
     conflicts: list[dict[str, Any]] = []
-    for sha in commits:  # newest first: each undo sees the notes as the later ones left them
-        r, c = _commit(app, git, sha, dry_run)
-        restored += r
-        conflicts += c
+    for plan in plans:  # newest first: each undo sees the notes as the later ones left them
+        for step in plan:
+            outcome = _undo(app, git, *step, dry_run)
+            (conflicts if "reason" in outcome else restored).append(outcome)
     review = None
     if dry_run:
         parent = _parent(git, commits[-1])
@@ -73,13 +77,15 @@ def _parent(git: Git, sha: str) -> str | None:
     return parents[1] if len(parents) > 1 else None
 
 
-def _commit(
-    app: App, git: Git, sha: str, dry_run: bool, only: str | None = None
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Take back every note change of one commit (`only`: of the note with that id)."""
+Step = tuple[str | None, bytes | None, str | None, bytes | None]  # before path, bytes; after path, bytes
+
+
+def _plan(app: App, git: Git, sha: str, named: str, only: str | None = None) -> list[Step]:
+    """The note changes of one commit (`only`: of the note with that id), each checked:
+    a change to a note the caller may not write makes it NotFound, as a commit that is
+    not there (its paths are never named)."""
     parent = _parent(git, sha)
-    restored: list[dict[str, Any]] = []
-    conflicts: list[dict[str, Any]] = []
+    steps: list[Step] = []
     for f in git.changes(parent, sha):
         if not (is_note_path(f.path) or is_note_path(f.old_path)):
             continue
@@ -97,10 +103,9 @@ def _commit(
                 continue
         for path in (before_path, after_path):
             if path and not app.can_write(classify(path)):
-                raise NotFound(f"commit {sha[:10]} changed notes you may not change; nothing reverted")
-        outcome = _undo(app, git, before_path, before, after_path, after, dry_run)
-        (conflicts if "reason" in outcome else restored).append(outcome)
-    return restored, conflicts
+                raise NotFound(f"no commit {named!r} of notes you may change; nothing reverted")
+        steps.append((before_path, before, after_path, after))
+    return steps
 
 
 def _undo(
@@ -121,8 +126,12 @@ def _undo(
     shown = note_after or note_before
     note_id = shown.id if shown else ""
     now_rec = next(iter(app.db.by_id(note_id)), None) if note_id and shown and not shown.id_derived else None
+    if now_rec is not None and not app.can_write(location_of(now_rec)):
+        # moved since where the caller may not write: for it the note is gone
+        return {"id": note_id, "path": after_path or before_path, "reason": "not found now; nothing to undo"}
     now_path = now_rec.path if now_rec is not None else after_path
-    current = _read(app, now_path) if now_path else None
+    read = _read(app, now_path) if now_path else None
+    current, stamp = read if read is not None else (None, None)
     if note_before is None and note_after is not None:  # created: delete, unless changed since
         if current is None:
             return {"id": note_id, "path": after_path, "action": "already gone"}
@@ -147,11 +156,10 @@ def _undo(
     if isinstance(merged, str):
         return {"id": note_id, "path": now_path, "reason": merged}
     action = "unchanged since" if merged is None else "restored"
-    if merged is not None and not dry_run:
-        loaded_data, stamp = store.read_file(app.root, now_path)
-        version = _version_of(loaded_data) + 1
+    if merged is not None and not dry_run and stamp is not None:
+        version = _version_of(current) + 1
         final = _bump(merged, version)
-        store.replace_file(app.root, now_path, final, stamp)
+        store.replace_file(app.root, now_path, final, stamp)  # a Conflict if it changed since it was read
         record_written(app, now_path, final, version)
     if before_path and after_path and before_path != after_path and now_path == after_path:
         if (app.root / before_path).exists():
@@ -169,9 +177,9 @@ def _parsed(path: str | None, data: bytes | None) -> ParsedNote | None:
     return parsed if isinstance(parsed, ParsedNote) else None
 
 
-def _read(app: App, path: str) -> bytes | None:
+def _read(app: App, path: str) -> tuple[bytes, store.FileStamp] | None:
     try:
-        return store.read_file(app.root, path)[0]
+        return store.read_file(app.root, path)
     except (NotFound, InvalidInput):
         return None
 
@@ -182,6 +190,10 @@ def _merge(git: Git, before: ParsedNote, after: ParsedNote, current: bytes, path
     now = _parsed(path, current)
     if now is None:
         return "unreadable now; left as it is"
+    try:
+        text = current.decode("utf-8")
+    except UnicodeDecodeError:
+        return "not valid UTF-8 now (edited by hand?); left as it is"
     body, conflicts = git.merge_text(now.body, after.body, before.body)
     if conflicts:
         return f"{conflicts} part(s) of the body changed since by someone else; left as it is"
@@ -199,7 +211,6 @@ def _merge(git: Git, before: ParsedNote, after: ParsedNote, current: bytes, path
             clashing.append(key)
     if clashing:
         return f"changed since: {', '.join(clashing)}; left as it is"
-    text = current.decode("utf-8")
     if body == now.body and not changes:
         return None
     edited = edit_note_text(text, now.front_matter, changes, body if body != now.body else None)
@@ -223,11 +234,11 @@ def _bump(data: bytes, version: int) -> bytes:
 def _note_to(app: App, git: Git, ref: str, rev: str, dry_run: bool) -> RevertResult:
     """One note back as it was at `rev`: every later change taken back, newest first; a
     change made by hand since is a conflict (a person's words are never replaced)."""
-    from vaultmem.services.history import steps
+    from vaultmem.services.history import visible_steps
 
     app.catch_up()
     rec = find_note(app.db, ref, app.can_write)
-    later = [s for s in steps(git, rec.path) if not git.is_ancestor(s.sha, rev)]
+    later = [s for s in visible_steps(app, git, rec.path) if not git.is_ancestor(s.sha, rev)]
     people = [s for s in later if not s.email.endswith(GHOST_EMAIL)]
     if people:
         listed = ", ".join(f"{s.sha[:10]} by {s.author}" for s in people[:5])
@@ -236,9 +247,9 @@ def _note_to(app: App, git: Git, ref: str, rev: str, dry_run: bool) -> RevertRes
     restored: list[dict[str, Any]] = []
     conflicts: list[dict[str, Any]] = []
     for step in later:
-        r, c = _commit(app, git, step.sha, dry_run, only=rec.id or "")
-        restored += r
-        conflicts += c
-        if c:
+        for change in _plan(app, git, step.sha, ref, only=rec.id or ""):
+            outcome = _undo(app, git, *change, dry_run)
+            (conflicts if "reason" in outcome else restored).append(outcome)
+        if conflicts:
             break
     return RevertResult(dry_run, restored, conflicts)

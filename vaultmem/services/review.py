@@ -105,9 +105,9 @@ def review(
     return digest(app, git, rng, ghost)
 
 
-def digest(app: App, git: Git, rng: Range, writer: str | None = None, flags: bool = True) -> ReviewResult:
-    """The changes of a range; `flags`: with what needs a person (`commit` needs only who
-    changed what)."""
+def digest(app: App, git: Git, rng: Range, writer: str | None = None, flags: bool | str = True) -> ReviewResult:
+    """The changes of a range; `flags`: with what needs a person, or "blocking": only the
+    flags that block (`commit` holds those back)."""
     files = git.changes(rng.base, rng.head)
     notes = [f for f in files if is_note_path(f.path) or is_note_path(f.old_path)]
     entries = journal_between(git, rng)
@@ -141,7 +141,11 @@ def digest(app: App, git: Git, rng: Range, writer: str | None = None, flags: boo
                 kind=change.kind,
                 by=by,
                 summary=change.summary(),
-                flags=flagger.flags(change, by) if flags else [],
+                flags=flagger.blocking(change, by)
+                if flags == "blocking"
+                else flagger.flags(change, by)
+                if flags
+                else [],
                 title=change.title,
                 diff=change.word_diff or None,
                 properties=change.properties or None,
@@ -266,7 +270,10 @@ def writers(
         mine = mine[start + 1 :] if start is not None else mine
     else:
         base_digest = hashlib.sha256(old).hexdigest()
-        start = max((i for i, e in enumerate(mine) if e.hash == base_digest), default=None)
+        # the line that wrote the base's bytes at the base's path (a move writes the same
+        # bytes at its new path: that line is part of the change, not its start)
+        where = change.old_path or change.path
+        start = max((i for i, e in enumerate(mine) if e.hash == base_digest and e.path == where), default=None)
         if start is not None:
             mine = mine[start + 1 :]
         else:  # the base was a hand edit: the writes after the commit that brought it
@@ -291,13 +298,15 @@ class Flagger:
 
     def __init__(self, app: App, git: Git, rng: Range) -> None:
         self.app, self.git, self.rng = app, git, rng
-        self._dangling: dict[str, list[str]] | None = None
         self._checked_duplicates = 0
         self._filters: Any = None
 
-    def flags(self, change: NoteChange, by: list[str]) -> list[Flag]:
+    def blocking(self, change: NoteChange, by: list[str]) -> list[Flag]:
+        """The flags that block a commit: a secret added, a move across scopes by hand."""
+        return [f for f in self._secret_and_scope(change, by) if f.blocking]
+
+    def _secret_and_scope(self, change: NoteChange, by: list[str]) -> list[Flag]:
         out: list[Flag] = []
-        agent = any(b.split("/")[0] not in ("hand", "person") for b in by)
         if change.added_lines:
             found = find_secrets(change.added_text, set(change.added_lines))
             if found:
@@ -308,13 +317,19 @@ class Flagger:
             by_hand = "hand" in by
             how = "by hand" if by_hand else f"by {', '.join(by)}"
             out.append(Flag("cross_scope_move", f"moved from {crossed[0]} to {crossed[1]} {how}", by_hand))
+        return out
+
+    def flags(self, change: NoteChange, by: list[str]) -> list[Flag]:
+        out: list[Flag] = self._secret_and_scope(change, by)
+        people = {"hand", "person", *self.app.config.people}
+        agent = any(b.split("/")[0] not in people for b in by)
         if change.kind in ("deleted", "moved"):
             linking = self._linked(change)
             if linking:
                 what = "deleted" if change.kind == "deleted" else "moved"
                 out.append(Flag(f"linked_{'delete' if what == 'deleted' else 'move'}", f"{what}; {linking}"))
         if change.links_added and change.new is not None:
-            dangling = [t for t in change.links_added if t.lower() in self.dangling().get(change.path, [])]
+            dangling = self._dangling_added(change)
             if dangling:
                 out.append(Flag("dangling_link", "new link to nothing: " + ", ".join(f"[[{t}]]" for t in dangling[:3])))
         if change.kind == "created" and change.new is not None:
@@ -332,13 +347,16 @@ class Flagger:
                 out.append(Flag("person_lines", person))
         return out
 
-    def dangling(self) -> dict[str, list[str]]:
-        """Note path -> its link targets that resolve nowhere (lower-case), now."""
-        if self._dangling is None:
-            self._dangling = {}
-            for edge in self.app.db.dangling_edges():
-                self._dangling.setdefault(edge.src, []).append(edge.target.strip().lower())
-        return self._dangling
+    def _dangling_added(self, change: NoteChange) -> list[str]:
+        """The links this change added that lead nowhere the caller can see: resolving to
+        nothing, or to a note it may not read (which must look the same: no flag may tell
+        a hidden note's title from a missing one)."""
+        added = {t.lower() for t in change.links_added}
+        out = []
+        for edge in self.app.db.edges_from(change.path):
+            if edge.target.strip().lower() in added and (edge.dst is None or not self._seen([edge.dst])):
+                out.append(edge.target.strip())
+        return list(dict.fromkeys(out))
 
     def _linked(self, change: NoteChange) -> str:
         """Which notes link to a deleted or moved note, in the caller's view."""
@@ -349,9 +367,11 @@ class Flagger:
         old = change.old
         if old is None:
             return ""
+        # Links written to its names, wherever they resolve now: whether the note went to
+        # the trash or somewhere the caller cannot see must not show.
         names = {n.lower() for n in (old.title, old.id, *old.aliases, change.path.rsplit("/", 1)[-1][:-3])}
-        sources = [src for src, targets in self.dangling().items() for t in targets if t in names]
-        seen = self._seen(sources)
+        sources = [src for src, target in self.app.db.edge_targets() if target.strip().lower() in names]
+        seen = [s for s in self._seen(sources) if s != change.path]
         return f"{len(seen)} note{'s' if len(seen) != 1 else ''} still link to it" if seen else ""
 
     def _seen(self, paths: Iterable[str]) -> list[str]:

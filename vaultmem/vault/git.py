@@ -22,7 +22,15 @@ WORKTREE = None  # a side of a comparison that is the files as they are now
 STAGED = ":"  # a side that is git's index: what the next commit would hold
 
 # Git must never ask on a terminal, page, or read a user's diff settings that change output.
-_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "PAGER": "cat", "LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0"}
+# Pathspecs are literal: a note may be named `Wh*.md`, and a glob would reach other files.
+_ENV = {
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_PAGER": "cat",
+    "PAGER": "cat",
+    "LC_ALL": "C",
+    "GIT_OPTIONAL_LOCKS": "0",
+    "GIT_LITERAL_PATHSPECS": "1",
+}
 
 
 class GitError(VaultmemError):

@@ -49,10 +49,37 @@ def find_secrets(text: str, lines: Collection[int] | None = None) -> list[Secret
     if not first:
         return []
     found: dict[tuple[int, str], Secret] = {}
-    for hit in _scanner()(lines=sorted(first.items()), filename="note.md"):
-        for n in at[first[hit.line_number]]:
-            found.setdefault((n, hit.type), Secret(hit.type, n))
+    for number, kind in _scan(text.split("\n"), sorted(first)):
+        for n in at[first[number]]:
+            found.setdefault((n, kind), Secret(kind, n))
     return sorted(found.values(), key=lambda s: (s.line, s.kind))
+
+
+def _scan(all_lines: list[str], numbers: list[int]) -> Iterator[tuple[int, str]]:
+    """(line number, kind) of what detect-secrets finds on the lines `numbers` of a file of
+    `all_lines`: its own line scan (detect_secrets.core.scan._process_line_based_plugins),
+    each line judged with its real neighbours as context (an allowlist comment on the line
+    before, a keyword's assignment) though only some lines are scanned."""
+    from detect_secrets.core.scan import _is_filtered_out, _scan_line, get_code_snippet, get_plugins
+
+    _scanner()  # every plugin and the default filters, configured once
+    filename = "note.md"  # a markdown file: the plugins' rules for prose (entropy only in quotes)
+    for number in numbers:
+        line = all_lines[number - 1].rstrip()
+        context = get_code_snippet(lines=all_lines, line_number=number)
+        if _is_filtered_out(required_filter_parameters=["line"], filename=filename, line=line, context=context):
+            continue
+        for plugin in get_plugins():
+            for secret in _scan_line(plugin=plugin, filename=filename, line=line, line_number=number, context=context):
+                if not _is_filtered_out(
+                    required_filter_parameters=["context"],
+                    filename=secret.filename,
+                    secret=secret.secret_value,
+                    plugin=plugin,
+                    line=line,
+                    context=context,
+                ):
+                    yield number, str(secret.type)
 
 
 @functools.cache
@@ -101,7 +128,8 @@ def _scanner() -> Callable[..., Iterator[Any]]:
     from detect_secrets.settings import cache_bust, configure_settings_from_baseline
 
     cache_bust()
-    plugins = [{"name": kind.__name__} for kind in get_mapping_from_secret_type_to_class().values()]
+    kinds: list[type] = list(get_mapping_from_secret_type_to_class().values())
+    plugins = [{"name": kind.__name__} for kind in kinds]
     configure_settings_from_baseline({"plugins_used": plugins})
     return _process_line_based_plugins
 

@@ -50,13 +50,6 @@ class EdgeRows(Store):
             for r in self.conn.execute("SELECT src, dst, kind, target, heading, label FROM edges WHERE dst=?", (path,))
         ]
 
-    def dangling_edges(self) -> list[Edge]:
-        """Every link that resolves to no note."""
-        return [
-            Edge(*r)
-            for r in self.conn.execute("SELECT src, dst, kind, target, heading, label FROM edges WHERE dst IS NULL")
-        ]
-
     def edge_targets(self) -> Iterator[tuple[str, str]]:
         """(src, target text) of every edge."""
         return self.conn.execute("SELECT src, target FROM edges")
