@@ -12,7 +12,8 @@ from tests.conftest import Cli
 from vaultmem.vault.ids import is_ulid
 from vaultmem.vault.note import body_hash
 
-ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
+# Obsidian's Date & time property (Obsidian Help, "Properties"): `2020-08-21T10:30:00`, no zone
+ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$")
 BASE_KEYS = ["id", "title", "type", "scope"]
 TAIL_KEYS = ["trust_score", "created", "updated", "version", "hash"]
 

@@ -202,7 +202,7 @@ def test_update_set_accepts_good_values(vault: Path, cli: Cli, shared_note: dict
     fm = front_matter(vault / shared_note["path"])
     assert fm["parent"] == parent["id"]  # stored as an id, as `note create --parent` does
     assert fm["aliases"] == ["Ship it", "Release"]
-    assert fm["expires"] == "2030-01-02T00:00:00Z"
+    assert fm["expires"] == "2030-01-02T00:00:00"  # Obsidian's Date & time form (UTC)
     assert cli.ok("get", "Release")["note"]["id"] == shared_note["id"]
 
 

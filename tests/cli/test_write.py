@@ -37,7 +37,7 @@ WRITES: list[dict[str, Any]] = [
 
 
 def _ts(value: str) -> datetime:
-    return datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ")
+    return datetime.strptime(value, "%Y-%m-%dT%H:%M:%S")  # as notes hold times (UTC, no zone)
 
 
 def _write(cli: Cli, items: Any, *args: str, ghost: str | None = "alice") -> Any:

@@ -17,6 +17,7 @@ from vaultmem import clock
 
 NOW = datetime(2025, 11, 20, 12, 0, 0, tzinfo=UTC)
 EVENT = "2025-11-05T10:30:00Z"
+STORED = "2025-11-05T10:30:00"  # as notes hold it: Obsidian's Date & time form, UTC
 EVENT_EPOCH = int(datetime(2025, 11, 5, 10, 30, tzinfo=UTC).timestamp())
 
 
@@ -43,15 +44,15 @@ def _fm(vault: Path, data: Any, index: int) -> dict[str, Any]:
 
 
 ACCEPTED = [
-    (EVENT, EVENT),
-    ("2025-11-05T12:30:00+02:00", EVENT),
-    ("2025-11-05T05:30:00-05:00", EVENT),
-    ("2025-11-05T10:30:00.789Z", EVENT),
-    ("2025-11-05T10:30:00", EVENT),  # no zone: UTC
-    ("2025-11-05", "2025-11-05T00:00:00Z"),
-    (EVENT_EPOCH, EVENT),  # epoch seconds
-    (EVENT_EPOCH * 1000 + 250, EVENT),  # epoch milliseconds
-    (float(EVENT_EPOCH) + 0.5, EVENT),
+    (EVENT, STORED),
+    ("2025-11-05T12:30:00+02:00", STORED),
+    ("2025-11-05T05:30:00-05:00", STORED),
+    ("2025-11-05T10:30:00.789Z", STORED),
+    ("2025-11-05T10:30:00", STORED),  # no zone: UTC
+    ("2025-11-05", "2025-11-05T00:00:00"),
+    (EVENT_EPOCH, STORED),  # epoch seconds
+    (EVENT_EPOCH * 1000 + 250, STORED),  # epoch milliseconds
+    (float(EVENT_EPOCH) + 0.5, STORED),
 ]
 
 
@@ -66,14 +67,14 @@ def test_event_time_becomes_created_and_updated(vault: Path, cli: Cli) -> None:
         fm = _fm(vault, data, i)
         assert (fm["created"], fm["updated"]) == (want, want), ACCEPTED[i]
         assert fm["role"] == "user" and fm["type"] == "conversation"
-    assert _fm(vault, data, len(ACCEPTED))["created"] == EVENT
-    now = clock.iso(NOW)
+    assert _fm(vault, data, len(ACCEPTED))["created"] == STORED
+    now = clock.note_time(NOW)
     for i in (len(ACCEPTED) + 1, len(ACCEPTED) + 2):
         fm = _fm(vault, data, i)
         assert (fm["created"], fm["updated"]) == (now, now)
     # what get and search report is the event time too
     got = cli.ok("get", data["written"][0]["id"], ghost="alice")["note"]
-    assert got["created"] == EVENT
+    assert got["created"] == STORED
 
 
 @pytest.mark.parametrize(
@@ -105,7 +106,7 @@ def test_invalid_event_time_rejects_only_that_item(vault: Path, cli: Cli, timest
 def test_small_clock_skew_is_stored_as_now(vault: Path, cli: Cli) -> None:
     data = _write(cli, [_turn("from a fast clock", "2025-11-20T12:04:00Z")])
     assert data["rejected"] == []
-    assert _fm(vault, data, 0)["created"] == "2025-11-20T12:00:00Z"
+    assert _fm(vault, data, 0)["created"] == "2025-11-20T12:00:00"
 
 
 def test_ttl_counts_from_the_event_time(vault: Path, cli: Cli) -> None:
@@ -116,9 +117,9 @@ def test_ttl_counts_from_the_event_time(vault: Path, cli: Cli) -> None:
     ]
     data = _write(cli, items)
     assert len(data["written"]) == 3
-    assert _fm(vault, data, 0)["expires"] == "2025-12-05T10:30:00Z"
-    assert _fm(vault, data, 1)["expires"] == "2025-11-12T10:30:00Z"  # already past: written, expired
-    assert _fm(vault, data, 2)["expires"] == "2025-12-20T12:00:00Z"  # no event time: from now
+    assert _fm(vault, data, 0)["expires"] == "2025-12-05T10:30:00"
+    assert _fm(vault, data, 1)["expires"] == "2025-11-12T10:30:00"  # already past: written, expired
+    assert _fm(vault, data, 2)["expires"] == "2025-12-20T12:00:00"  # no event time: from now
     [warning] = data["warnings"]
     assert warning.startswith("write 1: expired at 2025-11-12T10:30:00Z") and "--include-expired" in warning
 
@@ -154,6 +155,18 @@ def test_duplicates_with_event_times(vault: Path, cli: Cli) -> None:
     assert again["written"] == [] and sorted(d["index"] for d in again["duplicates"]) == [0, 1, 2, 3, 4]
     later = _write(cli, [_turn("Thanks!", "2025-11-06T09:00:00Z")])
     assert len(later["written"]) == 1
+
+
+def test_a_turn_an_older_vault_holds_with_a_zone_is_a_duplicate(vault: Path, cli: Cli) -> None:
+    """The same turn written before vaultmem wrote Obsidian's form (`created: …Z`) is the
+    same moment: seen again, it is a duplicate, not a second note."""
+    first = _write(cli, [_turn("See you Sunday", "2025-11-05T10:00:00Z")])
+    path = vault / first["written"][0]["path"]
+    text = path.read_text(encoding="utf-8")
+    assert "created: 2025-11-05T10:00:00\n" in text
+    path.write_text(text.replace("created: 2025-11-05T10:00:00\n", "created: 2025-11-05T10:00:00Z\n"), encoding="utf-8")
+    again = _write(cli, [_turn("See you Sunday", "2025-11-05T12:00:00+02:00")])
+    assert again["written"] == [] and [d["path"] for d in again["duplicates"]] == [first["written"][0]["path"]]
 
 
 def test_context_is_searchable_metadata(vault: Path, cli: Cli) -> None:

@@ -171,7 +171,8 @@ def conversation() -> list[dict[str, Any]]:
 
 
 def _iso(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    """A time as notes hold it: Obsidian's Date & time form, UTC by the vault's convention."""
+    return moment.strftime("%Y-%m-%dT%H:%M:%S")
 
 
 def every_path(result: dict[str, Any]) -> set[str]:

@@ -31,6 +31,14 @@ C2 = {"at": "2026-01-02T10:00:00Z", "by": "bob", "model": None, "text": "two"}
         ({}, {"last_validated_at": "2026-01-01T00:00:00Z", "last_validated_by": "alice/x"},
          {"last_validated_at": "2026-02-01T00:00:00Z", "last_validated_by": "bob/y"},
          {"last_validated_at": "2026-02-01T00:00:00Z", "last_validated_by": "bob/y"}, []),
+        # times compare as moments: an offset form that sorts later as text is earlier in time
+        ({}, {"updated": "2026-01-02T10:00:00"}, {"updated": "2026-01-02T12:00:00+05:00"},
+         {"updated": "2026-01-02T10:00:00"}, []),
+        ({}, {"updated": "2026-01-02T10:00:00Z"}, {"updated": "2026-01-02T10:00:01"},
+         {"updated": "2026-01-02T10:00:01"}, []),
+        ({}, {"last_validated_at": "2026-02-01T00:00:00Z", "last_validated_by": "alice/x"},
+         {"last_validated_at": "2026-02-01T00:30:00", "last_validated_by": "bob/y"},
+         {"last_validated_at": "2026-02-01T00:30:00", "last_validated_by": "bob/y"}, []),
         ({"trust_score": 0.5}, {"trust_score": 0.5}, {"trust_score": 0.8}, {"trust_score": 0.8}, []),
         ({"trust_score": 0.5}, {"trust_score": 0.9}, {"trust_score": 0.5}, {"trust_score": 0.9}, []),
         ({"trust_score": 0.5}, {"trust_score": 0.9}, {"trust_score": 0.9}, {"trust_score": 0.9}, []),
@@ -38,7 +46,8 @@ C2 = {"at": "2026-01-02T10:00:00Z", "by": "bob", "model": None, "text": "two"}
          [("trust_score", 0.9, 0.1)]),
         ({"status": "x"}, {}, {"status": "x"}, {}, []),  # removed on our side, untouched on theirs
     ],
-    ids=["version", "updated", "tags", "aliases", "comments", "validation", "theirs-changed", "ours-changed",
+    ids=["version", "updated", "tags", "aliases", "comments", "validation", "updated-offset", "updated-zone",
+         "validation-zone", "theirs-changed", "ours-changed",
          "same-change", "clash", "removed"],
 )  # fmt: skip
 def test_front_matter_rules(

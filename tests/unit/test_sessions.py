@@ -78,12 +78,28 @@ def test_sessions_ask_the_db_once_per_folder_and_stretch() -> None:
     sessions = Sessions(query)
     assert sessions.around(rec("b", "2023-05-08T13:56:00Z")) == (["a"], ["c"])
     assert sessions.around(rec("a", "2023-05-08T13:56:00Z")) == ([], ["b"])
-    assert asked == [("diary", "eval", None, "2023-05-08T13:26:00Z", "2023-05-08T14:26:00Z")]
+    # the db compares `created` as text: a day's slack each side covers every form of the
+    # wanted moments; the turns are then kept by the time they name
+    assert asked == [("diary", "eval", None, "2023-05-07T13:26:00", "2023-05-09T14:26:00")]
     # only conversation memories with a time have sessions
     assert sessions.around(rec("x", "2023-05-08T13:56:00Z", "fact")) == ([], [])
     assert sessions.around(rec("y", None)) == ([], [])
     assert sessions.around(rec("z", "not a date")) == ([], [])
     assert len(asked) == 1
+
+
+def test_sessions_order_and_keep_turns_by_time_whatever_the_form() -> None:
+    """Obsidian's form (no zone: UTC), an older vault's `Z`, an offset: ordered by the moment
+    they name, not their text; a turn the db's slack let in but outside the window is out."""
+    rows = [
+        ("late", "1", "2023-05-08T14:10:00Z"),  # 14:10 UTC
+        ("early", "2", "2023-05-08T15:40:00+02:00"),  # 13:40 UTC, sorts last as text
+        ("mid", "3", "2023-05-08T13:56:00"),  # 13:56 UTC
+        ("far", "4", "2023-05-08T20:00:00"),  # inside the slack, outside the window
+    ]
+    sessions = Sessions(lambda *key: rows)
+    assert sessions.around(rec("mid", "2023-05-08T13:56:00Z")) == (["early"], ["late"])
+    assert sessions.around(rec("late", "2023-05-08T14:10:00"), reach=3) == (["mid", "early"], [])
 
 
 def fused(**logits: float) -> list[Fused]:

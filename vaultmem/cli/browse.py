@@ -19,6 +19,7 @@ from vaultmem.cli.filters import (
 )
 from vaultmem.cli.output import emit, plain, record, safe
 from vaultmem.models import LinkReport, ListedNote, NoteList, OrphanList, TagList
+from vaultmem.vault.dates import later
 
 
 def _notes_table(con: Any, notes: list[ListedNote]) -> None:
@@ -34,8 +35,13 @@ def _notes_table(con: Any, notes: list[ListedNote]) -> None:
 
 def _changed(n: ListedNote) -> str:
     """The later of `updated` and the file time, to the minute."""
-    stamp = max(n.updated or "", n.modified)
-    return stamp[:16].replace("T", " ")
+    return _latest(n)[:16].replace("T", " ")
+
+
+def _latest(n: ListedNote) -> str:
+    """The later of `updated` and the file time, compared as times (`updated` may be in
+    Obsidian's form or an older vault's `…Z`)."""
+    return str(later(n.updated, n.modified) or n.modified)
 
 
 def _render_list(con: Any, data: NoteList) -> None:
@@ -45,7 +51,7 @@ def _render_list(con: Any, data: NoteList) -> None:
 
     if plain(con):
         for n in data.notes:
-            record(con, n.path, n.id, n.title, n.type, max(n.updated or "", n.modified))
+            record(con, n.path, n.id, n.title, n.type, _latest(n))
         for d in data.deleted or []:
             record(con, "deleted", d.path, d.id, d.deleted_at)
         return

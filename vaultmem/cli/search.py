@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import Annotated, Any
 
@@ -53,7 +54,9 @@ def said(s: NoteSummary) -> str | None:
     file was made, not an event)."""
     if s.type not in DATED_TYPES or not s.created:
         return None
-    when = s.created[:16].replace("T", " ") + (" UTC" if s.created.endswith("Z") else "")
+    # no zone is UTC by the vault's convention (clock.note_time); `Z` is older vaults' UTC
+    utc = s.created.endswith("Z") or re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?", s.created)
+    when = s.created[:16].replace("T", " ") + (" UTC" if utc else "")
     return f"{when} · {s.role}" if s.role else when
 
 

@@ -22,11 +22,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from vaultmem.clock import iso
+from vaultmem.clock import note_time
 from vaultmem.index.statedb import NoteRecord, StateDB
 from vaultmem.vault.dates import parse_iso
 
 SESSION_GAP = timedelta(minutes=30)
+_SLACK = timedelta(days=1)  # more than any zone's offset from UTC (at most 14 hours)
 CONVERSATION = "conversation"
 
 
@@ -86,15 +87,22 @@ class Sessions:
             return [], []
         span = self._gap * reach
         try:
-            key = (rec.scope, rec.owner, rec.project, iso(at - span), iso(at + span))
+            start, end = at - span, at + span
+            # `created` is compared as text in the state db, and it is written in more than
+            # one form (Obsidian's `…T10:00:00`, older vaults' `…Z`, offsets up to 14 hours):
+            # a day's slack either side holds every form of the moments wanted, and the
+            # turns are then kept and ordered by the time they name.
+            key = (rec.scope, rec.owner, rec.project, note_time(start - _SLACK), note_time(end + _SLACK))
         except OverflowError:  # a time at the very edge of the calendar
             return [], []
         turns = self._windows.get(key)
         if turns is None:
-            turns = []
-            for path, _id, created in self._turns(*key):
+            found: list[tuple[datetime, str, str]] = []
+            for path, note_id, created in self._turns(*key):
                 moment = said_at(created)
-                if moment is not None:
-                    turns.append(Said(path, moment))
+                if moment is not None and start <= moment <= end:
+                    found.append((moment, note_id, path))
+            found.sort()
+            turns = [Said(path, moment) for moment, _id, path in found]
             self._windows[key] = turns
         return around(turns, rec.path, reach, self._gap)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 
-from vaultmem.clock import iso
+from vaultmem.clock import note_time
 from vaultmem.clock import now as utc_now
 from vaultmem.errors import InvalidInput, NotFound
 from vaultmem.index.statedb import NoteRecord
@@ -124,7 +124,7 @@ def promote(
             body=parsed.body,
             tags=[t for t in parsed.tags],
             source=source,
-            extra={"captured": parsed.front_matter.get("created") or iso(utc_now())},
+            extra={"captured": parsed.front_matter.get("created") or note_time(utc_now())},
             allow_secret=allow_secret,
         ),
         caught_up=True,

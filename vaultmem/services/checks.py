@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from vaultmem.clock import iso
+from vaultmem.clock import note_time
 from vaultmem.config import validate_name
 from vaultmem.errors import InvalidInput, NotFound
 from vaultmem.services.app import App
@@ -127,8 +127,8 @@ def checked_set(app: App, note: ParsedNote, key: str, value: Any) -> Any:
     if key == "expires":
         moment = parse_iso(value)
         if moment is None:
-            raise InvalidInput(f"expires must be an ISO-8601 time like 2026-11-21T10:00:00Z, not {value!r}")
-        return iso(moment)
+            raise InvalidInput(f"expires must be an ISO-8601 time like 2026-11-21T10:00:00 (UTC), not {value!r}")
+        return note_time(moment)
     if key == "parent":
         if not isinstance(value, (str, int)) or isinstance(value, bool):
             raise InvalidInput(f"parent must be a note's id or title, not {value!r}")

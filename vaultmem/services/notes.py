@@ -10,7 +10,7 @@ from dataclasses import field as dataclass_field
 from datetime import datetime, timedelta
 from typing import Any
 
-from vaultmem.clock import iso
+from vaultmem.clock import note_time
 from vaultmem.clock import now as utc_now
 from vaultmem.config import validate_ghost_name
 from vaultmem.errors import Conflict, InvalidInput, NotFound
@@ -189,9 +189,9 @@ def create_note(app: App, spec: NewNote, *, caught_up: bool = False) -> WriteRes
         "trust_score": 0.5 if trust is None else trust,
         "confidence": confidence,
         "importance": importance,
-        "created": iso(now),
-        "updated": iso(now),
-        "expires": iso(now + timedelta(days=spec.ttl_days)) if spec.ttl_days is not None else None,
+        "created": note_time(now),
+        "updated": note_time(now),
+        "expires": note_time(now + timedelta(days=spec.ttl_days)) if spec.ttl_days is not None else None,
         "version": 1,
     }
     fields["hash"] = body_hash(normalize_body(body))
@@ -303,7 +303,7 @@ def validate_note(
         raise InvalidInput(f"--by must be GHOST/MODEL, e.g. alice/gpt-x; got {by!r}")
     validate_ghost_name(by.split("/", 1)[0])
     trust_value = check_unit("trust", trust)
-    stamp = iso(utc_now())
+    stamp = note_time(utc_now())
 
     def mutation(note: ParsedNote) -> tuple[dict[str, Any], str | None]:
         changes: dict[str, Any] = {"last_validated_at": stamp, "last_validated_by": by, "updated": stamp}
@@ -326,7 +326,7 @@ def comment_note(
 ) -> CommentResult:
     if not text.strip():
         raise InvalidInput("comment text must not be empty")
-    stamp = iso(utc_now())
+    stamp = note_time(utc_now())
     entry = {"at": stamp, "by": app.ghost or "human", "model": model, "text": text}
 
     def mutation(note: ParsedNote) -> tuple[dict[str, Any], str | None]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from vaultmem.clock import iso
+from vaultmem.clock import note_time
 from vaultmem.clock import now as utc_now
 from vaultmem.errors import InvalidInput, NotFound
 from vaultmem.models import RevertResult
@@ -227,7 +227,7 @@ def _bump(data: bytes, version: int) -> bytes:
     parsed = parse_note("x.md", data)
     if not isinstance(parsed, ParsedNote):
         return data
-    changes = {"version": version, "updated": iso(utc_now()), "hash": body_hash(normalize_body(parsed.body))}
+    changes = {"version": version, "updated": note_time(utc_now()), "hash": body_hash(normalize_body(parsed.body))}
     return edit_note_text(data.decode("utf-8"), parsed.front_matter, changes, None).text.encode("utf-8")
 
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from vaultmem.clock import iso
+from vaultmem.clock import note_time
 from vaultmem.clock import now as utc_now
 from vaultmem.errors import Conflict, InvalidInput
 from vaultmem.index.statedb import NoteRecord
@@ -119,7 +119,7 @@ def mutate(
     version = now_at
     if bump:
         version = now_at + 1
-        changes.setdefault("updated", iso(utc_now()))
+        changes.setdefault("updated", note_time(utc_now()))
         changes["version"] = version
     if new_body is not None:
         changes["hash"] = body_hash(normalize_body(new_body))

@@ -10,7 +10,7 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from vaultmem.clock import now_iso as utc_now
+from vaultmem.clock import now_note_time as utc_now
 from vaultmem.config import CONFIG_NAME, STATE_DIR, add_ghost_to_config_text, load_config, validate_ghost_name
 from vaultmem.errors import Conflict, InvalidInput
 from vaultmem.index.lock import IndexLock

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from vaultmem.clock import iso
+from vaultmem.clock import iso, note_time
 from vaultmem.clock import now as utc_now
 from vaultmem.errors import InvalidInput, VaultmemError
 from vaultmem.models import IngestResult
@@ -38,7 +38,7 @@ from vaultmem.services.capture import capture_title
 from vaultmem.services.lookup import location_of
 from vaultmem.services.notes import NewNote, create_note
 from vaultmem.units import as_unit
-from vaultmem.vault.dates import parse_iso
+from vaultmem.vault.dates import parse_iso, same_moment
 from vaultmem.vault.note import body_hash
 from vaultmem.vault.writer import normalize_body
 
@@ -208,7 +208,7 @@ def _timed(write: CheckedWrite) -> str | None:
     """The event time that tells two identical episodes or turns apart (facts are timeless)."""
     if write.created is None or write.extra.get("memory_type") == "semantic":
         return None
-    return iso(write.created)
+    return note_time(write.created)
 
 
 def _existing_duplicate(app: App, write: CheckedWrite) -> Any:
@@ -217,7 +217,7 @@ def _existing_duplicate(app: App, write: CheckedWrite) -> Any:
     rows = app.db.notes_with_body(write.scope, write.note_type, wanted)
     when = _timed(write)
     for rec in rows:
-        if when is not None and rec.created != when:
+        if when is not None and not same_moment(rec.created, when):  # `…Z` and Obsidian's form alike
             continue
         if app.can_read(location_of(rec)) and (write.scope == "shared" or rec.owner == app.ghost):
             return rec

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vaultmem.vault.dates import later
 from vaultmem.vault.frontmatter import FrontMatterError, load_yaml, split_document
 from vaultmem.vault.note import body_hash
 from vaultmem.vault.writer import REMOVE, edit_note_text, normalize_body
@@ -134,7 +135,7 @@ def merge_front_matter(
             numbers = [v for v in (a, z) if isinstance(v, int) and not isinstance(v, bool)]
             out[key] = max(numbers) + 1 if numbers else a
         elif key == "updated":
-            out[key] = max((str(v) for v in (a, z) if v is not None), default=None)
+            out[key] = later(a, z)  # as times: `…Z` and Obsidian's form name the same moments
         elif key in UNION_LISTS:
             out[key] = _union(a, z)
         elif key == "comments":
@@ -151,9 +152,8 @@ def merge_front_matter(
             out[key] = a
             clashes.append((key, a, z))
     if any(k in ours or k in theirs for k in VALIDATION):
-        side = (
-            ours if str(ours.get("last_validated_at") or "") >= str(theirs.get("last_validated_at") or "") else theirs
-        )
+        mine, yours = ours.get("last_validated_at"), theirs.get("last_validated_at")
+        side = ours if later(mine, yours) is mine or yours is None else theirs
         for key in VALIDATION:
             out[key] = side.get(key)
     return out, clashes
