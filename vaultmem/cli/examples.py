@@ -61,6 +61,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "vaultmem review origin/main..HEAD --format md --check    # a pull request, in CI",
     ),
     "commit": ("vaultmem commit", 'vaultmem commit -m "Session with the wine agent"'),
+    "sync": ("vaultmem sync", "vaultmem sync --include-hand-edits --json"),
     "git setup": ("vaultmem git setup    # in each clone",),
     "merge-driver": ("vaultmem merge-driver base.md ours.md theirs.md 'shared/Note.md'    # as git runs it",),
     "history": ('vaultmem history "Burgundy wine"',),

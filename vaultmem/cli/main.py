@@ -66,6 +66,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "history": ("review", "The versions of one note across renames: when, who, what changed."),
     "revert": ("review", "Undo an agent's changes as a new change; a later edit of the same lines is a conflict."),
     "git": ("sync", "Set up git for memory that several clones write."),
+    "sync": ("sync", "Commit pending memory changes, merge the upstream in (notes by the merge driver), push."),
     "merge-driver": ("sync", "git's merge driver for notes: front matter by key, the body three-way."),
     "fix-names": ("files", "Rename notes after their titles as Obsidian names files; every link to them is rewritten."),
     "trash": ("files", "Deleted notes: list them, bring one back."),

@@ -1,4 +1,4 @@
-"""`git setup` and `merge-driver`: memory that several clones write, merged by note."""
+"""`git setup`, `sync` and `merge-driver`: memory that several clones write, merged by note."""
 
 from __future__ import annotations
 
@@ -7,15 +7,33 @@ from typing import Annotated, Any
 
 import typer
 
-from vaultmem.cli.common import GhostOpt, JsonOpt, VaultOpt, json_mode, open_app
-from vaultmem.cli.output import emit, record
-from vaultmem.models import GitSetupResult
+from vaultmem.cli.common import GhostOpt, JsonOpt, ModelOpt, ReasonOpt, VaultOpt, json_mode, open_app
+from vaultmem.cli.output import emit, plain, record
+from vaultmem.models import GitSetupResult, SyncResult
 
 
 def _render_setup(con: Any, data: GitSetupResult) -> None:
     for line in data.attributes_added:
         record(con, "added", ".gitattributes", line)
     record(con, "driver", data.driver)
+
+
+def _render_sync(con: Any, data: SyncResult) -> None:
+    for h in data.held:
+        record(con, "held", h.get("path"), "; ".join(h.get("reasons") or []))
+    for c in data.commits:
+        record(con, "committed", c.sha[:10], c.message.split("\n", 1)[0])
+    pulled = data.pulled
+    if plain(con):
+        record(con, "pulled", pulled["commits"], pulled["notes"])
+        record(con, "pushed" if data.pushed else "not pushed", data.upstream)
+        return
+    con.print(
+        f"pulled {pulled['commits']} commit(s) from {data.upstream}: {pulled['notes']} note(s) changed"
+        + (f", indexed ({data.indexed})" if pulled["notes"] else ""),
+        markup=False,
+    )
+    con.print(f"pushed to {data.upstream}" if data.pushed else "not pushed (--no-push)", markup=False)
 
 
 def register(app: typer.Typer) -> None:
@@ -29,6 +47,36 @@ def register(app: typer.Typer) -> None:
         from vaultmem.services.gitsetup import git_setup
 
         emit(git_setup(open_app(ctx, vault, ghost)), json_mode(ctx, json_), _render_setup)
+
+    @app.command("sync")
+    def sync(
+        ctx: typer.Context,
+        include_hand_edits: Annotated[
+            bool,
+            typer.Option("--include-hand-edits", help="Commit a person's uncommitted edits too (as theirs)."),
+        ] = False,
+        push: Annotated[bool, typer.Option("--push/--no-push", help="Push after merging (default: push).")] = True,
+        message: Annotated[
+            str | None, typer.Option("-m", "--message", help="A line to put first in every commit message.")
+        ] = None,
+        model: ModelOpt = None,
+        reason: ReasonOpt = None,
+        vault: VaultOpt = None,
+        ghost: GhostOpt = None,
+        json_: JsonOpt = False,
+    ) -> int:
+        """Commit pending memory changes, merge the upstream in (notes by the merge driver), push.
+
+        Refuses (exit 4) when a person's hand edits are not yet committed (unless
+        --include-hand-edits), when git is mid-merge, or when the merge leaves a note both
+        sides changed on the same lines (named; resolve, git commit, sync again). Changes
+        held back for a person (a secret, a move across scopes) stay uncommitted: exit 1."""
+        from vaultmem.services.sync import sync as do_sync
+
+        app_ = open_app(ctx, vault, ghost, model=model, reason=reason)
+        result = do_sync(app_, include_hand_edits=include_hand_edits, push=push, message=message)
+        emit(result, json_mode(ctx, json_), _render_sync)
+        return 1 if result.held else 0
 
     @app.command("merge-driver")
     def merge_driver(

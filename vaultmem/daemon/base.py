@@ -109,6 +109,7 @@ class WatcherBase:
     errors: RecentErrors
     next_rescan: float
     last_request: float
+    git_lock: Path | None  # git's index lock of the repository holding the vault (loop.py _git_busy)
     last_change: float | None  # when a reconcile last changed notes, while they wait for autocommit
     events: str
     status: StatusFile
@@ -143,6 +144,9 @@ class WatcherBase:
         raise NotImplementedError
 
     def _reconcile(self, reason: str) -> bool:
+        raise NotImplementedError
+
+    def _git_busy(self) -> bool:
         raise NotImplementedError
 
     def _refresh_config(self) -> bool:

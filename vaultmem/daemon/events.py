@@ -66,6 +66,14 @@ class Debounce:
         self.count = 0
 
 
+def git_writing(lock_mtime: float | None, now: float, stale_s: float) -> bool:
+    """Whether git is writing the work tree: its index lock exists and is younger than
+    `stale_s` (a lock left by a git that crashed must not stop indexing for good). While it
+    writes (a pull of a thousand notes, a checkout) the tree is half old, half new: one
+    reconcile after it finishes beats one every second during it. Pure."""
+    return lock_mtime is not None and now - lock_mtime < stale_s
+
+
 def watched_event_classes() -> list[type[Any]]:
     """The watchdog events worth a wake-up. Opening and reading files (which every reconcile
     does) is left out at the inotify level, so indexing never wakes the watcher up again."""

@@ -5,16 +5,22 @@ vaultmem.toml picked up."""
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from typing import Any
 
 from vaultmem.config import CONFIG_NAME, load_config
 from vaultmem.daemon.base import SIGNAL_POLL_S, WatcherBase, WatcherStopping, config_signature, index_settings, log
-from vaultmem.daemon.events import CONFIG
+from vaultmem.daemon.events import CONFIG, git_writing
 from vaultmem.daemon.server import Pending, error_reply
 from vaultmem.daemon.status import now_iso
 from vaultmem.errors import VaultmemError
 from vaultmem.services.indexing import run_index
+
+# While git writes the tree (its index lock held), file events wait: checked this often,
+# and a lock older than this is taken for one a crashed git left behind.
+GIT_POLL_S = 0.1
+GIT_LOCK_STALE_S = 120.0
 
 
 class WorkerLoop(WatcherBase):
@@ -53,9 +59,12 @@ class WorkerLoop(WatcherBase):
                 if job is not None:
                     return "job", job
                 due = self.debounce.due_in(now)
+                git_busy = (due == 0 or now >= self.next_rescan) and self._git_busy()
+                if due == 0 and git_busy:
+                    due = GIT_POLL_S  # git is writing the tree: index it once, when git is done
                 if due == 0:
                     return "events", None
-                if now >= self.next_rescan:
+                if now >= self.next_rescan and not git_busy:
                     return "rescan", None
                 if self.cold_segments and due is None:
                     return "warm", None
@@ -71,6 +80,16 @@ class WorkerLoop(WatcherBase):
                 # wake this wait; without the bound it would wait for the next rescan.
                 self.cond.wait(min(SIGNAL_POLL_S, wait if due is None else min(due, wait)))
             return None
+
+    def _git_busy(self) -> bool:
+        """Git holds its index lock: a pull, checkout or merge is writing the vault's files."""
+        if self.git_lock is None:
+            return False
+        try:
+            mtime = os.stat(self.git_lock).st_mtime
+        except OSError:
+            return False
+        return git_writing(mtime, time.time(), GIT_LOCK_STALE_S)
 
     def _commit_in(self, now: float) -> float | None:
         """Seconds until `[git] autocommit` commits the changes a reconcile found (0: now);

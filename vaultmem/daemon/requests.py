@@ -75,8 +75,10 @@ class Requests(WatcherBase):
         return self.jobs.popleft() if self.jobs else None
 
     def _serve(self, job: CliJob | CallJob) -> None:
-        if self._refresh_config() or self.debounce.pending:
-            self._reconcile("request")  # an edit saved a moment ago is part of the answer
+        if self._refresh_config() or (self.debounce.pending and not self._git_busy()):
+            # An edit saved a moment ago is part of the answer; a pull git is still writing
+            # is not (answered from the indexes as they are, reconciled once it is done).
+            self._reconcile("request")
         if isinstance(job, CallJob):
             self.served += 1
             job.pending.finish(self._call(job))

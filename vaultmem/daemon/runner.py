@@ -59,6 +59,7 @@ from vaultmem.index.lock import IndexLock
 from vaultmem.paths import StatePaths
 from vaultmem.services.app import App
 from vaultmem.services.freshness import KeptByWatcher
+from vaultmem.vault.git import index_lock_path
 
 __all__ = ["AnotherWatcher", "Settings", "Watcher", "WatcherStopping", "configure_logging"]
 
@@ -106,6 +107,7 @@ class Watcher(Requests, WorkerLoop, WarmUp):
         self.next_rescan = 0.0
         self.last_request = time.monotonic()
         self.last_change = None
+        self.git_lock = index_lock_path(self.root)
         self.events = "inotify"
         self._app: App | None = None
         self._config_sig: tuple[int, int] | None = None

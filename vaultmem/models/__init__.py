@@ -40,6 +40,7 @@ from vaultmem.models.review import (
     HistoryResult,
     RevertResult,
     ReviewResult,
+    SyncResult,
     Version,
 )
 from vaultmem.models.vault import (
@@ -126,6 +127,7 @@ __all__ = [
     "SearchResult",
     "SessionTurn",
     "StatusReport",
+    "SyncResult",
     "TagCount",
     "TagList",
     "TokenCreated",

@@ -87,3 +87,13 @@ class RevertResult(Result):
     restored: list[dict[str, Any]]  # {id, path, action}
     conflicts: list[dict[str, Any]]  # {id, path, reason}
     review: ReviewResult | None = opt()
+
+
+@dataclass(frozen=True, slots=True)
+class SyncResult(Result):
+    upstream: str  # the branch pulled from and pushed to, e.g. "origin/main"
+    commits: list[CommitMade]  # this clone's pending memory changes, committed first
+    held: list[dict[str, Any]]  # changes left uncommitted for a person (as `commit`)
+    pulled: dict[str, Any]  # {from, to, commits, notes}: what the pull brought
+    pushed: bool
+    indexed: str  # "synced" (a watcher indexed the pull), "no_watcher" (the next read will), or why not

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from vaultmem.errors import Conflict
@@ -34,57 +35,73 @@ def writer_of(by: list[str]) -> str:
     return by[-1].split("/")[0]
 
 
-def commit_pending(app: App, message: str | None = None) -> CommitResult:
-    git = Git.of(app.root)
-    _refuse_mid_merge(git)
+@dataclass
+class Pending:
+    """What `commit` would do: the changed files by writer, and what it holds back."""
+
+    groups: dict[str, list[str]] = field(default_factory=dict)  # writer -> paths (old paths of moves too)
+    kinds: dict[str, Counter[str]] = field(default_factory=dict)
+    models: dict[str, Counter[str]] = field(default_factory=dict)
+    reasons: dict[str, list[str]] = field(default_factory=dict)
+    held: list[dict[str, object]] = field(default_factory=list)
+
+
+def pending_changes(app: App, git: Git) -> Pending:
+    """The uncommitted memory changes grouped by who made them (module docstring); with a
+    ghost, that ghost's own only."""
     base = git.resolve("HEAD") if git.has_head() else None
     rng = Range(base, WORKTREE, "HEAD..working tree")
     files = [f for f in git.changes(base, WORKTREE) if _memory(f.path) or _memory(f.old_path)]
     review = digest(app, git, rng, flags="blocking")
     by_path = {c.path: c for c in review.changes}
     entries = journal_added(git, rng, [f.path for f in files if f.path.startswith(JOURNAL_DIR + "/")])
-    groups: dict[str, list[str]] = {}
-    models: dict[str, Counter[str]] = {}
-    kinds: dict[str, Counter[str]] = {}
-    held: list[dict[str, object]] = []
+    out = Pending()
     for f in files:
         change = by_path.get(f.path) or (by_path.get(f.old_path) if f.old_path else None)
         if change is not None and any(flag.blocking for flag in change.flags):
             # a secret, a note moved across scopes by hand: a person decides (review --check)
-            held.append({"path": change.path, "reasons": [x.reason for x in change.flags if x.blocking]})
+            out.held.append({"path": change.path, "reasons": [x.reason for x in change.flags if x.blocking]})
             continue
         if f.path.startswith(JOURNAL_DIR + "/"):
             folder = f.path.split("/")[1]
             writer = "person" if folder == PERSON else folder
         elif change is not None:
             writer = writer_of(change.by)
-            kinds.setdefault(writer, Counter())[change.kind] += 1
+            out.kinds.setdefault(writer, Counter())[change.kind] += 1
             for label in change.by:
                 who, _, model = label.partition("/")
                 if who == writer and model:
-                    models.setdefault(writer, Counter())[model] += 1
+                    out.models.setdefault(writer, Counter())[model] += 1
         else:
             writer = _journaled(git, entries, f.path)
         if writer in app.config.people:
             writer = "person"  # one of the vault's people: the person's own commit
-        paths = groups.setdefault(writer, [])
+        paths = out.groups.setdefault(writer, [])
         paths.append(f.path)
         if f.old_path:
             paths.append(f.old_path)
-    reasons: dict[str, list[str]] = {}
     for entry in entries:
-        if entry.reason and entry.reason not in reasons.setdefault(entry.by or "person", []):
-            reasons[entry.by or "person"].append(entry.reason)
+        if entry.reason and entry.reason not in out.reasons.setdefault(entry.by or "person", []):
+            out.reasons[entry.by or "person"].append(entry.reason)
     if app.ghost is not None:
-        groups = {w: p for w, p in groups.items() if w == app.ghost}
+        out.groups = {w: p for w, p in out.groups.items() if w == app.ghost}
+    return out
+
+
+def commit_pending(app: App, message: str | None = None, pending: Pending | None = None) -> CommitResult:
+    git = Git.of(app.root)
+    refuse_mid_merge(git)
+    plan = pending if pending is not None else pending_changes(app, git)
     made: list[CommitMade] = []
-    for writer in sorted(groups, key=lambda w: (w in PEOPLE, w)):
-        paths = list(dict.fromkeys(groups[writer]))
-        text = _message(writer, message, kinds.get(writer, Counter()), models.get(writer), reasons.get(writer))
+    for writer in sorted(plan.groups, key=lambda w: (w in PEOPLE, w)):
+        paths = list(dict.fromkeys(plan.groups[writer]))
+        text = _message(
+            writer, message, plan.kinds.get(writer, Counter()), plan.models.get(writer), plan.reasons.get(writer)
+        )
         author = None if writer in PEOPLE else f"{writer} <{writer}{GHOST_EMAIL}>"
         sha = _commit_paths(git, paths, text, author)
         made.append(CommitMade(sha, writer, text, paths))
-    return CommitResult(made, held)
+    return CommitResult(made, plan.held)
 
 
 def _memory(path: str | None) -> bool:
@@ -93,7 +110,7 @@ def _memory(path: str | None) -> bool:
     return bool(path) and (is_note_path(path) or str(path).startswith(JOURNAL_DIR + "/"))
 
 
-def _refuse_mid_merge(git: Git) -> None:
+def refuse_mid_merge(git: Git) -> None:
     """A merge, rebase or cherry-pick in progress is a person's to finish: committing notes
     then would mark conflicts resolved."""
     unmerged = git.run("ls-files", "-u", "--", ".").strip()

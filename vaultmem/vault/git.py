@@ -33,6 +33,26 @@ _ENV = {
 }
 
 
+def index_lock_path(root: Path) -> Path | None:
+    """The lock file git holds while it writes the work tree and index of the repository
+    holding `root` (a pull, a checkout, a merge), found without running git: the watcher
+    asks on every burst of file events. None outside a repository."""
+    for folder in (root, *root.parents):
+        dot = folder / ".git"
+        try:
+            if dot.is_dir():
+                return dot / "index.lock"
+            if dot.is_file():  # a worktree or submodule: `gitdir: <path>`
+                text = dot.read_text(encoding="utf-8", errors="replace").strip()
+                if not text.startswith("gitdir:"):
+                    return None
+                target = Path(text[len("gitdir:") :].strip())
+                return (target if target.is_absolute() else folder / target) / "index.lock"
+        except OSError:
+            return None
+    return None
+
+
 class GitError(VaultmemError):
     exit_code = 1
     code = "git"

@@ -1,0 +1,176 @@
+"""`vaultmem sync`: this clone's memory and its upstream's made one (issue 27, item 2).
+
+Three git steps, each an existing engine's: commit the pending memory changes (one commit
+per ghost, services/commits.py), merge the upstream in (notes merged by the vaultmem merge
+driver, vault/merge.py), push. Safe in an agent's loop or cron:
+
+- a person's hand edits not yet committed stop it before anything happens (a person
+  decides when their words are committed), unless `include_hand_edits`;
+- a merge, rebase or cherry-pick in progress stops it (a person's to finish);
+- a note both sides changed on the same lines stops it after the merge, mid-merge, with the
+  notes named (markers in their bodies only; `lint` names them too) — nothing is pushed;
+- a push the remote refuses because it moved meanwhile is retried after merging again.
+
+Run with a ghost it commits that ghost's own changes only and names only notes it may
+read. A running watcher indexes the pull's burst of files in one reconcile (it waits while
+git holds the index lock, daemon/loop.py) and `sync` returns once it has.
+"""
+
+from __future__ import annotations
+
+from vaultmem.errors import Conflict, InvalidInput
+from vaultmem.models import SyncResult
+from vaultmem.services.app import App
+from vaultmem.services.commits import commit_pending, pending_changes, refuse_mid_merge
+from vaultmem.services.gitsetup import NOTES_ATTRIBUTE, driver_command
+from vaultmem.vault.git import Git, GitError
+from vaultmem.vault.layout import classify, is_note_path
+
+PUSH_ATTEMPTS = 3  # merges and pushes when the remote keeps moving under us
+
+
+def sync(app: App, include_hand_edits: bool = False, push: bool = True, message: str | None = None) -> SyncResult:
+    git = Git.of(app.root)
+    refuse_mid_merge(git)
+    upstream = _upstream(git)
+    _ensure_driver(git)
+    pending = pending_changes(app, git)
+    hand = [p for p in pending.groups.get("hand", []) if _shown(app, p)]
+    if "hand" in pending.groups and not include_hand_edits:
+        pending.groups.pop("hand")
+        if hand:
+            raise Conflict(
+                f"{len(hand)} note(s) hold a person's edits not yet committed: commit them "
+                "(vaultmem commit or git), or sync --include-hand-edits",
+                paths=sorted(hand)[:50],
+            )
+    committed = commit_pending(app, message, pending)
+    before = git.resolve("HEAD") if git.has_head() else None
+    for attempt in range(PUSH_ATTEMPTS):
+        _fetch(git, upstream, app)
+        _merge(git, upstream, app)
+        if not push:
+            break
+        try:
+            git.run("push", "--quiet", *_push_target(upstream))
+            break
+        except GitError as exc:
+            if attempt == PUSH_ATTEMPTS - 1 or not _moved_meanwhile(str(exc)):
+                raise Conflict(f"push to {upstream} refused: {_said(exc, app)}") from None
+    after = git.resolve("HEAD") if git.has_head() else None
+    notes = _changed_notes(app, git, before, after)
+    pulled = {
+        "from": before,
+        "to": after,
+        "commits": int(git.run("rev-list", "--count", f"{before}..{after}")) if before and after else 0,
+        "notes": len(notes),
+    }
+    indexed = _indexed(app, notes)
+    return SyncResult(upstream, committed.commits, committed.held, pulled, push, indexed)
+
+
+def _upstream(git: Git) -> str:
+    """The branch's upstream; without one, the one remote's branch of the same name (what
+    a clone made by `git push origin main` without `-u` means)."""
+    try:
+        return git.run("rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}").strip()
+    except GitError:
+        pass
+    remotes = git.run("remote").split()
+    if not remotes:
+        raise InvalidInput("this clone has no remote to sync with: `git remote add origin URL` first")
+    branch = git.run("rev-parse", "--abbrev-ref", "HEAD").strip()
+    if len(remotes) == 1 and branch != "HEAD":
+        guess = f"{remotes[0]}/{branch}"
+        try:
+            git.run("rev-parse", "--verify", "-q", f"refs/remotes/{guess}")
+            return guess
+        except GitError:
+            pass
+    raise InvalidInput(f"the current branch has no upstream: `git push -u {remotes[0]} HEAD` once, then sync")
+
+
+def _ensure_driver(git: Git) -> None:
+    """Notes must merge with the vaultmem driver: git's own line merge would put conflict
+    markers in front matter. The driver's definition is this clone's config (set here when
+    missing, as `git setup` would); the attribute that selects it is shared and committed,
+    so a person adds it."""
+    marked = git.run("check-attr", "merge", "--", "note.md").rsplit(":", 1)[-1].strip()
+    if marked != "vaultmem":
+        raise InvalidInput(
+            f".gitattributes does not send notes to the vaultmem merge driver ({NOTES_ATTRIBUTE!r}): "
+            "run `vaultmem git setup` and commit .gitattributes, then sync"
+        )
+    try:
+        git.run("config", "--get", "merge.vaultmem.driver")
+    except GitError:
+        git.run("config", "merge.vaultmem.name", "vaultmem notes: front matter by key, bodies three-way")
+        git.run("config", "merge.vaultmem.driver", driver_command())
+
+
+def _push_target(upstream: str) -> list[str]:
+    remote, _, branch = upstream.partition("/")
+    return [remote, f"HEAD:{branch}"]
+
+
+def _fetch(git: Git, upstream: str, app: App) -> None:
+    remote, _, branch = upstream.partition("/")
+    try:
+        git.run("fetch", "--quiet", remote, branch)
+    except GitError as exc:
+        raise Conflict(f"fetch from {remote} failed: {_said(exc, app)}") from None
+
+
+def _merge(git: Git, upstream: str, app: App) -> None:
+    if git.has_head() and git.is_ancestor(upstream, "HEAD"):
+        return  # nothing new upstream
+    try:
+        git.run("merge", "--no-edit", "--quiet", upstream, env={"GIT_MERGE_AUTOEDIT": "no"})
+    except GitError as exc:
+        unmerged = sorted({line.split("\t", 1)[-1] for line in git.run("ls-files", "-u", "--", ".").splitlines()})
+        if unmerged:
+            shown = [p for p in unmerged if _shown(app, p)]
+            raise Conflict(
+                "the merge left notes both sides changed on the same lines (markers in their bodies; "
+                "`vaultmem lint` names them): resolve them, `git add` and `git commit`, then sync again "
+                "— or `git merge --abort`",
+                paths=shown[:50],
+            ) from None
+        raise Conflict(f"merging {upstream} failed: {_said(exc, app)}") from None
+
+
+def _moved_meanwhile(message: str) -> bool:
+    return any(s in message for s in ("non-fast-forward", "fetch first", "rejected", "stale info"))
+
+
+def _said(exc: GitError, app: App) -> str:
+    """Git's reason; to a ghost, not git's words: the files git lists may include another
+    ghost's private notes."""
+    return str(exc) if app.ghost is None else "git refused (a person can see why with `git status`)"
+
+
+def _shown(app: App, path: str) -> bool:
+    """Whether the caller may see the note at a vault path (a ghost: its own view)."""
+    if app.ghost is None and app.person is None:
+        return True
+    if path.startswith(".trash/") and path.count("/") >= 2:
+        path = path.split("/", 2)[2]
+    return is_note_path(path) and app.can_read(classify(path))
+
+
+def _changed_notes(app: App, git: Git, before: str | None, after: str | None) -> list[str]:
+    if before is None or after is None or before == after:
+        return []
+    out = git.run("diff", "--name-only", "--no-renames", before, after, "--", ".").splitlines()
+    paths = [git.vault_path(p) for p in out]
+    return [p for p in paths if p is not None and is_note_path(p) and _shown(app, p)]
+
+
+def _indexed(app: App, notes: list[str]) -> str:
+    """Let a running watcher index what the merge changed (one reconcile) before returning,
+    so a search right after sync finds it."""
+    if not notes:
+        return "unchanged"
+    from vaultmem.daemon.client import sync as watcher_sync
+
+    return watcher_sync(str(app.root), notes)
