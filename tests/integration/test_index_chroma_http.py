@@ -148,3 +148,60 @@ def test_unreachable_server_is_a_clear_error(
     assert res.exit_code != 0
     assert "Traceback" not in res.stdout
     assert set(res.data) == {"error"} and "Chroma" in res.data["error"]["message"]
+
+
+def _results(cli: Cli) -> dict[tuple[str, str], list[tuple[str, float]]]:
+    return {
+        (m, q): [(r["summary"]["path"], r["summary"]["score"]) for r in comparable(cli.ok("search", q, "--mode", m))]
+        for m in ("vector", "hybrid")
+        for q in QUERIES
+    }
+
+
+@pytest.mark.slow
+def test_two_clones_on_one_server_keep_their_vectors_apart(
+    tmp_path: Path, chroma_server: str, real_model_available: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 27, item 4: two clones of one vault that have diverged (one deleted a note, the
+    other added and edited some) point at one `chroma run` server: each searches exactly as
+    it would with its own embedded Chroma, and an edit in one does not move the other."""
+    base = _vault(tmp_path / "base")
+    clones = {}
+    for name in ("one", "two"):
+        clones[name] = tmp_path / name
+        shutil.copytree(base, clones[name], ignore=shutil.ignore_patterns(".vaultmem"))
+    (clones["one"] / "shared" / "bike.md").unlink()
+    note(clones["two"], "shared/espresso.md", "# Espresso machine\n\nDescale the boiler with citric acid monthly.\n",
+         title="Espresso machine")  # fmt: skip
+    note(clones["two"], "shared/ssh.md", "# SSH keys\n\nUse a hardware key and an agent; passwords are off.\n",
+         title="SSH keys")  # fmt: skip
+    want = {}
+    for name, root in clones.items():  # each clone's results with embedded Chroma
+        embedded = tmp_path / f"{name}-embedded"
+        shutil.copytree(root, embedded)
+        Cli(embedded).ok("index")
+        want[name] = _results(Cli(embedded))
+    assert want["one"] != want["two"]  # the clones differ, so shared vectors would show
+
+    monkeypatch.setenv("VAULTMEM_CHROMA_URL", chroma_server)
+    reports = {name: Cli(root).ok("index") for name, root in clones.items()}
+    for name, root in clones.items():
+        got = _results(Cli(root))
+        for key, expected in want[name].items():
+            assert [p for p, _ in got[key]] == [p for p, _ in expected], (name, key)
+            assert [s for _, s in got[key]] == pytest.approx([s for _, s in expected], rel=1e-4), (name, key)
+
+    import chromadb
+
+    client = chromadb.HttpClient(host="127.0.0.1", port=int(chroma_server.rsplit(":", 1)[1]))
+    collections = {c.name: c for c in client.list_collections()}
+    assert len(collections) == 2
+    owners = {str(c.metadata.get("clone", "")).rsplit("|", 1)[-1]: c for c in collections.values()}
+    assert set(owners) == {str(clones["one"]), str(clones["two"])}
+    for name, root in clones.items():
+        assert owners[str(root)].count() == reports[name]["embedded_chunks"]
+    # an edit in one clone reaches its own collection only
+    before_two = _results(Cli(clones["two"]))
+    note(clones["one"], "shared/taxes.md", "# Filing taxes\n\nNow about descaling a kettle.\n", title="Filing taxes")
+    assert Cli(clones["one"]).ok("index")["updated"] == 1
+    assert _results(Cli(clones["two"])) == before_two

@@ -139,8 +139,15 @@ class Indexes:
 
     def _vector_vault_key(self) -> str:
         # Embedded: the store lives inside .vaultmem/, so a moved vault keeps its vectors.
-        # http: one server may hold many vaults; the vault's path tells them apart.
-        return "embedded" if self.config.chroma_mode == "embedded" else f"{self.config.chroma_url}|{self.root}"
+        # http: one server may hold the vectors of many vaults and of many clones of one
+        # vault, each clone its own collection (its notes are its own until it syncs): a
+        # clone is its machine and its folder, so two machines' clones at the same path
+        # never share one either.
+        if self.config.chroma_mode == "embedded":
+            return "embedded"
+        import socket
+
+        return f"{self.config.chroma_url}|{socket.gethostname()}|{self.root}"
 
     def vector_identity(self) -> tuple[str, str, bool] | None:
         """(fingerprint, collection name, store present) for the configured embedder.

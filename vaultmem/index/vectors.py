@@ -177,9 +177,12 @@ class VectorIndex:
         self.name = collection_name(vault_key, fingerprint)
         self._prefix = f"{COLLECTION_PREFIX}-{_short(vault_key)}-"
         self._count: int | None = None  # Chroma's count costs ~3 ms at 30k chunks; writes reset it
-        self.collection = client.get_or_create_collection(
-            self.name, metadata={"hnsw:space": "cosine", "fingerprint": fingerprint}, embedding_function=None
-        )
+        # On a shared server, whose collection this is (`host|folder`), for the person who
+        # looks after the server: a clone's collection outlives a clone deleted by hand.
+        self._metadata = {"hnsw:space": "cosine", "fingerprint": fingerprint}
+        if "|" in vault_key:
+            self._metadata["clone"] = vault_key.split("|", 1)[1][:500]
+        self.collection = client.get_or_create_collection(self.name, metadata=self._metadata, embedding_function=None)
 
     def drop_other_fingerprints(self) -> list[str]:
         """Delete this vault's collections built with another embedding fingerprint."""
@@ -195,7 +198,7 @@ class VectorIndex:
         self._count = None
         self.client.delete_collection(self.name)
         self.collection = self.client.get_or_create_collection(
-            self.name, metadata={"hnsw:space": "cosine", "fingerprint": self.fingerprint}, embedding_function=None
+            self.name, metadata=self._metadata, embedding_function=None
         )
 
     def delete_paths(self, paths: Iterable[str]) -> None:
