@@ -16,6 +16,7 @@ import pytest
 
 from tests.conftest import Cli
 from tests.integration.test_git_review import new_vault
+from vaultmem.vault.comments import read as comments_of
 from vaultmem.vault.frontmatter import load_yaml, split_document
 from vaultmem.vault.merge import has_conflict_markers
 
@@ -101,7 +102,10 @@ def test_fifty_writes_on_each_side_merge_without_markers(clones: tuple[Path, Pat
             assert fm["id"] == note
             tags = set(fm["tags"])
             assert {f"one-{i}" for i in range(k, 10, 5)} | {f"two-{i}" for i in range(k, 10, 5)} <= tags
-            texts = {c["text"] for c in fm["comments"]}
+            # comments are items of a List property (vault/comments.py), each once
+            assert all(isinstance(c, str) for c in fm["comments"])
+            assert len(fm["comments"]) == len(set(fm["comments"]))
+            texts = {c.text for c in comments_of(fm["comments"])}
             assert {f"alice {i}" for i in range(k, 10, 5)} | {f"bob {i}" for i in range(k, 10, 5)} <= texts
             assert fm["version"] >= 8  # 1 + 2 rounds x 3 writes on a side, + 1 for the merge
             body = split_document(path.read_text()).body

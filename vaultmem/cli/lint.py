@@ -13,7 +13,8 @@ from vaultmem.models import LintReport
 
 def _render(con: Any, data: LintReport) -> None:
     """A table on a terminal; through a pipe one tab-separated line per problem, `path
-    severity code message` (and `path fixed id <id>` per id written), the totals on stderr."""
+    severity code message` (and `path fixed id <id>` per id written, `path fixed comments
+    <what>` per note whose comments were rewritten), the totals on stderr."""
     from rich.table import Table
     from rich.text import Text
 
@@ -22,7 +23,8 @@ def _render(con: Any, data: LintReport) -> None:
         for p in data.problems:
             record(con, p.path, p.severity, p.code, p.message)
         for fixed in data.fixed or []:
-            record(con, fixed["path"], "fixed", "id", fixed["id"])
+            for what, value in _fixes(fixed):
+                record(con, fixed["path"], "fixed", what, value)
         notice(totals)
         return
     if data.problems:
@@ -33,8 +35,14 @@ def _render(con: Any, data: LintReport) -> None:
             table.add_row(safe(p.path), Text(p.severity, style=style), safe(p.code), safe(p.message))
         con.print(table)
     for fixed in data.fixed or []:
-        con.print(Text.assemble(("fixed", "green"), " ", safe(fixed["path"]), ": id ", safe(fixed["id"])))
+        for what, value in _fixes(fixed):
+            con.print(Text.assemble(("fixed", "green"), " ", safe(fixed["path"]), f": {what} ", safe(value)))
     con.print(totals, markup=False)
+
+
+def _fixes(fixed: dict[str, str]) -> list[tuple[str, str]]:
+    """What one `fixed` entry says was written: (`id`, the new id), (`comments`, how)."""
+    return [(key, value) for key, value in fixed.items() if key != "path"]
 
 
 def register(app: typer.Typer) -> None:

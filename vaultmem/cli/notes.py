@@ -95,7 +95,7 @@ def _render_note(con: Any, doc: NoteDocument) -> None:
             for item in items:
                 con.print(Text.assemble((arrow, "dim"), " ", safe(item.title), " (", safe(item.path), ")"))
     for c in comments:
-        who = f"{clean(c.get('at'), inline=True)} {clean(c.get('by'), inline=True)}:"
+        who = " ".join(clean(c.get(k), inline=True) for k in ("at", "by") if c.get(k)) + ":"
         con.print(Text.assemble((who, "dim"), " ", safe(c.get("text"), inline=False)))
 
 

@@ -19,6 +19,7 @@ from vaultmem.services.app import App
 from vaultmem.services.lookup import find_note, linked_note, location_of, not_found
 from vaultmem.services.revisions import version_of
 from vaultmem.vault import store
+from vaultmem.vault.comments import read as comments_of
 from vaultmem.vault.note import Unreadable, parse_note
 
 
@@ -128,7 +129,7 @@ def get_note(
         body=body,
         tags=list(parsed.tags),
         links=links_of(app, rec.path),
-        comments=fm["comments"] if isinstance(fm.get("comments"), list) else [],
+        comments=[c.to_dict() for c in comments_of(fm.get("comments"))],
         raw=data.decode("utf-8", errors="replace") if raw else None,
         part=part or None,
     )

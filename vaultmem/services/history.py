@@ -16,6 +16,7 @@ from vaultmem.services.app import App
 from vaultmem.services.lookup import find_note
 from vaultmem.services.review import GHOST_EMAIL, Range, journal_between, writers
 from vaultmem.vault.changes import Side, describe
+from vaultmem.vault.comments import read as comments_of
 from vaultmem.vault.git import WORKTREE, Git
 from vaultmem.vault.layout import classify
 from vaultmem.vault.note import ParsedNote, parse_note
@@ -148,7 +149,7 @@ def note_at(app: App, ref: str, rev: str) -> NoteDocument:
             body=parsed.body,
             tags=list(parsed.tags),
             links=Links([], [], []),
-            comments=fm["comments"] if isinstance(fm.get("comments"), list) else [],
+            comments=[c.to_dict() for c in comments_of(fm.get("comments"))],
             part={"at": at},
         )
     raise NotFound(f"{rec.path} did not exist at {rev}")

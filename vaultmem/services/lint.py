@@ -8,14 +8,17 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from vaultmem.errors import Conflict
+from vaultmem.errors import Conflict, NotFound
 from vaultmem.index.resolve import LinkSource, NameEntry, Resolver, compute_edges
 from vaultmem.models import LintReport, Problem
 from vaultmem.services.app import App
 from vaultmem.vault import store
+from vaultmem.vault.comments import as_property
+from vaultmem.vault.comments import nested as nested_comments
+from vaultmem.vault.comments import read as comments_of
 from vaultmem.vault.ids import new_ulid
 from vaultmem.vault.layout import classify, walk_notes
-from vaultmem.vault.note import ParsedNote, Unreadable
+from vaultmem.vault.note import ParsedNote, Unreadable, parse_note
 from vaultmem.vault.schema import check_note
 from vaultmem.vault.secrets import file_text, find_secrets, scanner_version
 from vaultmem.vault.writer import edit_note_text
@@ -45,7 +48,12 @@ def lint_vault(app: App, fix: bool = False) -> LintReport:
         if fixed:
             done = {f["path"] for f in fixed}
             problems = [p for p in problems if not (p.code == "missing_id" and p.path in done)]
-    problems.extend(_cross_checks(notes, {f["path"]: f["id"] for f in fixed}))
+        flattened = _flatten_comments(app, notes)
+        if flattened:
+            done = {f["path"] for f in flattened}
+            problems = [p for p in problems if not (p.code == "nested_comments" and p.path in done)]
+            fixed += flattened
+    problems.extend(_cross_checks(notes, {f["path"]: f["id"] for f in fixed if "id" in f}))
     problems.extend(_secrets(app, notes))
     problems.sort(key=lambda p: (p.path, _SEVERITY_ORDER.get(p.severity, 2), p.code))
     errors = sum(1 for p in problems if p.severity == "error")
@@ -141,6 +149,31 @@ def _secrets(app: App, notes: list[ParsedNote]) -> list[Problem]:
 def _secret_problems(note: ParsedNote, found: list[list[object]]) -> list[Problem]:
     message = "holds a secret ({} on line {}): move it to a secret manager, then out of git history"
     return [Problem(note.relpath, "error", "secret", message.format(kind, line)) for kind, line in found]
+
+
+def _flatten_comments(app: App, notes: list[ParsedNote]) -> list[dict[str, str]]:
+    """Rewrite nested comments (`- {at, by, model, text}`) as the list of texts Obsidian's
+    Properties view shows (vault/comments.py); nothing else of the note changes. A note
+    changed since it was read is left for the next run."""
+    fixed: list[dict[str, str]] = []
+    for note in notes:
+        if app.ghost is not None and not app.can_write(note.location):
+            continue
+        if not note.fm_ok or not nested_comments(note.front_matter.get("comments")):
+            continue
+        try:
+            data, stamp = store.read_file(app.root, note.relpath)
+            parsed = parse_note(note.relpath, data)
+            if not isinstance(parsed, ParsedNote) or not nested_comments(parsed.front_matter.get("comments")):
+                continue
+            comments = as_property(comments_of(parsed.front_matter["comments"]))
+            edited = edit_note_text(data.decode("utf-8"), parsed.front_matter, {"comments": comments})
+            store.replace_file(app.root, note.relpath, edited.text.encode("utf-8"), stamp)
+        except (Conflict, UnicodeDecodeError, NotFound):
+            continue
+        fixed.append({"path": note.relpath, "comments": f"{len(comments)} as a list of texts"})
+    app.wrote([f["path"] for f in fixed])
+    return fixed
 
 
 def _add_missing_ids(app: App, notes: list[ParsedNote]) -> list[dict[str, str]]:

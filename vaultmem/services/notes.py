@@ -39,6 +39,8 @@ from vaultmem.services.checks import (
 from vaultmem.services.lookup import find_note, linked_note, location_of
 from vaultmem.services.revisions import check_expected, load_for_write, mutate, record_written, version_of
 from vaultmem.vault import store
+from vaultmem.vault.comments import Comment, as_property
+from vaultmem.vault.comments import read as comments_of
 from vaultmem.vault.ids import new_ulid
 from vaultmem.vault.layout import Location, classify
 from vaultmem.vault.markdown import normalize_tag
@@ -327,16 +329,16 @@ def comment_note(
     if not text.strip():
         raise InvalidInput("comment text must not be empty")
     stamp = note_time(utc_now())
-    entry = {"at": stamp, "by": app.ghost or "human", "model": model, "text": text}
+    entry = Comment(stamp, app.ghost or app.person or "human", model, text)
 
     def mutation(note: ParsedNote) -> tuple[dict[str, Any], str | None]:
-        existing = note.front_matter.get("comments")
-        comments = list(existing) if isinstance(existing, list) else []
-        comments.append(entry)
-        return {"comments": comments, "updated": stamp}, None
+        # the whole list in the form Obsidian shows (vault/comments.py): an old nested one
+        # is rewritten here, with the comment it gets
+        comments = [*comments_of(note.front_matter.get("comments")), entry]
+        return {"comments": as_property(comments), "updated": stamp}, None
 
     result, fm = mutate(app, ref, mutation, expect_version=expect_version, allow_secret=allow_secret)
-    return CommentResult(result.id, result.version, fm.get("comments", []), result.path)
+    return CommentResult(result.id, result.version, [c.to_dict() for c in comments_of(fm.get("comments"))], result.path)
 
 
 def delete_note(app: App, ref: str, expect_version: int | None = None) -> DeleteResult:

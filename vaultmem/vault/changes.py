@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from vaultmem.vault.comments import read as comments_of
 from vaultmem.vault.layout import classify
 from vaultmem.vault.markdown import HEADING_RE, code_lines
 from vaultmem.vault.note import ParsedNote, parse_note
@@ -159,8 +160,9 @@ def _front_matter(change: NoteChange, before: ParsedNote | None, after: ParsedNo
     new_links = {link.target for link in after.links}
     change.links_added = sorted(new_links - old_links)
     change.links_removed = sorted(old_links - new_links)
-    old_comments = [c for c in old.get("comments") or [] if isinstance(c, dict)]
-    change.comments_added = [c for c in new.get("comments") or [] if isinstance(c, dict) and c not in old_comments]
+    # by what a comment says, not its form: an old nested list rewritten is no new comment
+    old_comments = {c.key() for c in comments_of(old.get("comments"))}
+    change.comments_added = [c.to_dict() for c in comments_of(new.get("comments")) if c.key() not in old_comments]
 
 
 _WORD = re.compile(r"\S+")

@@ -42,16 +42,36 @@ _Loader.yaml_implicit_resolvers = _without_timestamps(yaml.SafeLoader.yaml_impli
 class _Dumper(yaml.SafeDumper):
     """Block style, lists indented under their key, long lines never folded."""
 
+    in_list = 0  # how many sequences the value being represented is inside
+
     def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
         super().increase_indent(flow, False)
+
+    def represent_sequence(self, tag: str, sequence: Any, flow_style: bool | None = None) -> yaml.SequenceNode:
+        self.in_list += 1
+        try:
+            return super().represent_sequence(tag, sequence, flow_style)
+        finally:
+            self.in_list -= 1
 
 
 _Dumper.yaml_implicit_resolvers = _without_timestamps(yaml.SafeDumper.yaml_implicit_resolvers)
 
 
-def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
+# Line breaks YAML folds into a space in a plain or single-quoted scalar (and `\r`, which a
+# block scalar cannot keep): only a double-quoted one escapes them, so they read back.
+_OTHER_BREAKS = re.compile("[\r\x85\u2028\u2029]")
+
+
+def _represent_str(dumper: _Dumper, data: str) -> yaml.ScalarNode:
+    if _OTHER_BREAKS.search(data):
+        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style='"')
     if "\n" in data:
-        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|")
+        # A text of several lines as a block, readable in the file; an item of a list on one
+        # line (double-quoted, `\n` escaped), as Obsidian's List property shows
+        # one item a line — a comment (vault/comments.py) stays one line of the file.
+        style = '"' if dumper.in_list else "|"
+        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
     return dumper.represent_scalar("tag:yaml.org,2002:str", data)
 
 
@@ -265,11 +285,14 @@ class FrontMatterEditor:
     def set(self, key: str, value: Any) -> None:
         if key in self._data and self._data[key] == value:
             return
+        old = self._data.get(key)
         self._data[key] = value
         if self._blocks is None:
             return
         new_lines = self._render_entry(key, value)
         for block in self._blocks:
+            if block.key == key and self._extend(block, old, value):
+                return
             if block.key == key:
                 # Keep comment and blank lines that trail the old value (they usually
                 # introduce the next key), replace the value lines themselves.
@@ -283,6 +306,33 @@ class FrontMatterEditor:
                 block.lines = new_lines + trailer
                 return
         self._blocks.append(_Block(key, new_lines))
+
+    def _extend(self, block: _Block, old: Any, value: Any) -> bool:
+        """A list that only grew (a comment, a tag added): its new items as lines after the
+        old ones, which keep their bytes — however a person or Obsidian wrote them. False
+        (nothing changed) when the block is not a plain list of items or the result would
+        not read back as `value`."""
+        if not (isinstance(old, list) and isinstance(value, list) and old and value[: len(old)] == old):
+            return False
+        head, *rest = block.lines
+        if head.rstrip("\r\n").split(":", 1)[1].strip():
+            return False  # `key: [a, b]` or a value on the key's line
+        items = [line for line in rest if line.strip() and not line.strip().startswith("#")]
+        indent = re.match(r"([ \t]*)- ", items[0]) if items else None
+        if indent is None:
+            return False
+        added = [indent.group(1) + line[2:] for line in self._render_entry(block.key or "", value[len(old) :])[1:]]
+        end = len(block.lines)
+        while end > 1 and (not block.lines[end - 1].strip() or block.lines[end - 1].strip().startswith("#")):
+            end -= 1  # comment and blank lines after the items introduce the next key
+        lines = block.lines[:end] + added + block.lines[end:]
+        try:
+            if load_yaml("".join(lines)).get(block.key or "") != value:
+                return False
+        except FrontMatterError:
+            return False
+        block.lines = lines
+        return True
 
     def remove(self, key: str) -> None:
         if key not in self._data:

@@ -6,7 +6,8 @@ front matter breaks the note for every reader. So the front matter is merged key
 
 - `version`: the larger of the two, plus one (both sides' writes count);
 - `updated`: the later; `hash`: of the merged body;
-- `tags`, `aliases`: the union, in order; `comments`: the union by (at, by, text), by time;
+- `tags`, `aliases`: the union, in order; `comments`: the union by (at, by, text), by time,
+  whatever form each side holds them in (vault/comments.py);
 - the validation (`last_validated_at`, `last_validated_by`): the later one, whole;
 - any other key: three-way — the side that changed it wins, both changed alike is no
   conflict, both changed it differently is a conflict.
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vaultmem.vault.comments import union as union_comments
 from vaultmem.vault.dates import later
 from vaultmem.vault.frontmatter import FrontMatterError, load_yaml, split_document
 from vaultmem.vault.note import body_hash
@@ -139,7 +141,7 @@ def merge_front_matter(
         elif key in UNION_LISTS:
             out[key] = _union(a, z)
         elif key == "comments":
-            out[key] = _comments(a, z)
+            out[key] = union_comments(a, z)
         elif key in VALIDATION:
             continue  # below, as one
         elif key == "hash":
@@ -166,16 +168,6 @@ def _union(a: Any, z: Any) -> Any:
         if item not in seen:
             seen.append(item)
     return seen if seen or isinstance(a, list) else a
-
-
-def _comments(a: Any, z: Any) -> Any:
-    both = [c for c in (a if isinstance(a, list) else []) + (z if isinstance(z, list) else [])]
-    seen: dict[tuple[str, str, str], Any] = {}
-    for c in both:
-        key = (str(c.get("at")), str(c.get("by")), str(c.get("text"))) if isinstance(c, dict) else ("", "", str(c))
-        seen.setdefault(key, c)
-    ordered = sorted(seen.values(), key=lambda c: str(c.get("at")) if isinstance(c, dict) else "")
-    return ordered or (a if a is not None else z)
 
 
 def _marked(key: str, ours: Any, theirs: Any) -> str:

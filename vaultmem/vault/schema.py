@@ -13,6 +13,7 @@ import re
 from vaultmem.config import VaultConfig
 from vaultmem.models import Problem
 from vaultmem.units import as_unit
+from vaultmem.vault.comments import nested as nested_comments
 from vaultmem.vault.merge import has_conflict_markers
 from vaultmem.vault.note import UNIT_FIELDS, ParsedNote
 
@@ -70,4 +71,9 @@ def check_note(note: ParsedNote, config: VaultConfig) -> list[Problem]:
     tags = fm.get("tags")
     if tags is not None and not isinstance(tags, (list, str)):
         warn("bad_tags", "tags should be a list of strings")
+    if nested_comments(fm.get("comments")):
+        warn(
+            "nested_comments",
+            "comments are nested mappings, which Obsidian's Properties view cannot show (lint --fix rewrites them as a list of texts)",
+        )
     return out
