@@ -172,3 +172,23 @@ def test_a_comment_on_an_old_note_rewrites_its_comments_once(old_vault: Path, cl
     assert all(isinstance(c, str) for c in fm["comments"]) and len(fm["comments"]) == 3
     assert fm["created"] == "2026-01-10T09:00:00Z"  # not a key the comment touched
     assert OBSIDIAN_DATETIME.match(fm["updated"])
+
+
+@pytest.mark.parametrize(("key", "value"), [("hash", "sha256:edited-in-obsidian"), ("version", "7"), ("version", "0")])
+def test_editing_bookkeeping_by_hand_is_a_new_version_never_an_overwrite(
+    vault: Path, cli: Cli, key: str, value: str
+) -> None:
+    """`hash` and `version` stay visible (README); a person changing them in Obsidian makes a
+    new version, so an agent holding the old one gets a conflict, never a silent write."""
+    made = cli.ok("note", "create", "--title", "Kept", "--type", "note", "--scope", "shared", "--body", "Words.")
+    path = vault / made["path"]
+    text = path.read_text(encoding="utf-8")
+    line = next(ln for ln in text.splitlines() if ln.startswith(f"{key}: "))
+    path.write_text(text.replace(line, f"{key}: {value}"), encoding="utf-8")
+    now = cli.ok("get", made["id"])["note"]["version"]
+    assert now != 1
+    stale = cli("note", "update", made["id"], "--body", "Agent text.", "--expect-version", "1", ghost="alice")
+    assert stale.exit_code != 0 and "conflict" in stale.stdout + stale.stderr
+    assert "Words." in path.read_text(encoding="utf-8")
+    cli.ok("note", "update", made["id"], "--append", "More.", "--expect-version", str(now), ghost="alice")
+    assert front_matter(path)["version"] == now + 1  # the file catches up at vaultmem's next write
