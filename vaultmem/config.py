@@ -63,6 +63,17 @@ class SearchDefaults:
 
 
 @dataclass(frozen=True, slots=True)
+class McpSettings:
+    """[mcp]: the Host and Origin headers `vaultmem mcp --http` answers besides its own
+    address (a reverse proxy's public name). `problems`: values that are not a host or an
+    origin; `mcp --http` refuses to start on them (other commands only warn)."""
+
+    allowed_hosts: tuple[str, ...] = ()
+    allowed_origins: tuple[str, ...] = ()
+    problems: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class VaultConfig:
     ghosts: tuple[str, ...] = ()
     # [vault] people: the people of this vault (names like ghosts'). One of them, named by
@@ -89,6 +100,7 @@ class VaultConfig:
     # has been quiet this long; off by default
     git_autocommit: bool = False
     git_quiet_seconds: float = 120.0
+    mcp: McpSettings = field(default_factory=McpSettings)
     warnings: tuple[str, ...] = ()
 
     def with_overrides(self, **changes: Any) -> VaultConfig:
@@ -107,6 +119,7 @@ _KNOWN: dict[str, set[str]] = {
     "chroma": {"mode", "url"},
     "watch": {"autostart", "idle_exit_minutes"},
     "git": {"autocommit", "quiet_seconds"},
+    "mcp": {"allowed_hosts", "allowed_origins"},
 }
 
 
@@ -198,7 +211,10 @@ def parse_config(data: Mapping[str, Any]) -> VaultConfig:
     mode, url = _chroma(_table(data, "chroma", warnings), warnings)
     autostart, idle = _watch(_table(data, "watch", warnings), warnings)
     autocommit, quiet = _git(_table(data, "git", warnings), warnings)
+    mcp = _mcp(_table(data, "mcp", warnings))
+    warnings.extend(mcp.problems)
     return VaultConfig(
+        mcp=mcp,
         git_autocommit=autocommit,
         git_quiet_seconds=quiet,
         watch_autostart=autostart,
@@ -322,6 +338,82 @@ def _git(table: Mapping[str, Any], warnings: list[str]) -> tuple[bool, float]:
         warnings.append(f"git.quiet_seconds: expected seconds in (0, 604800], got {quiet!r}; using 120")
         quiet = 120.0
     return autocommit, float(quiet)
+
+
+# A Host header's name: a DNS name or IPv4 address (`_` too: container names carry it), or
+# an IPv6 address in brackets.
+_HOST_NAME = re.compile(
+    r"^(?:[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*|\[[0-9a-f:.]+\])$"
+)
+_DEFAULT_PORTS = {"http": "80", "https": "443"}
+
+
+def _host_port(text: str) -> tuple[str, str | None] | None:
+    """(name, port or None) of `NAME`, `NAME:PORT` or `NAME:*`, lowercased; None when it is not one."""
+    text = text.lower()
+    port: str | None
+    if text.startswith("["):  # IPv6: [ADDRESS] or [ADDRESS]:PORT
+        end = text.find("]") + 1
+        name, rest = text[:end], text[end:]
+        if not end or (rest and not rest.startswith(":")):
+            return None
+        port = rest[1:] if rest else None
+    else:
+        name, sep, port = text.partition(":")  # a second ':' stays in port and fails below
+        port = port if sep else None
+    if not _HOST_NAME.match(name):
+        return None
+    if port is None or port == "*":
+        return name, port
+    if port.isascii() and port.isdigit() and 0 < int(port) < 65536:
+        return name, str(int(port))
+    return None
+
+
+def parse_allowed_host(value: str) -> str:
+    """A Host header value `mcp --http` may answer: `NAME` (what a proxy on port 443 or 80
+    forwards), `NAME:PORT`, or `NAME:*` (any port). Lowercased; InvalidInput otherwise."""
+    text = value.strip() if isinstance(value, str) else ""
+    found = _host_port(text) if text and "/" not in text else None
+    if found is None:
+        hint = " (a URL belongs in the origins)" if "://" in str(value) else ""
+        raise InvalidInput(f"{value!r} is not a host as a Host header carries it: NAME, NAME:PORT or NAME:*{hint}")
+    name, port = found
+    return f"{name}:{port}" if port else name
+
+
+def parse_allowed_origin(value: str) -> str:
+    """An Origin header value `mcp --http` may answer: `http://` or `https://` with a host
+    (`NAME`, `NAME:PORT`, `NAME:*`) and no path, as a browser sends it: lowercased, without
+    a trailing `/` or the scheme's default port. InvalidInput otherwise."""
+    text = value.strip() if isinstance(value, str) else ""
+    scheme, sep, rest = text.partition("://")
+    scheme = scheme.lower()
+    rest = rest[:-1] if rest.endswith("/") else rest
+    found = _host_port(rest) if sep and scheme in _DEFAULT_PORTS and rest and "/" not in rest else None
+    if found is None:
+        raise InvalidInput(
+            f"{value!r} is not an origin as an Origin header carries it: http:// or https:// and a host "
+            "(NAME, NAME:PORT or NAME:*), no path"
+        )
+    name, port = found
+    return f"{scheme}://{name}" + (f":{port}" if port and port != _DEFAULT_PORTS[scheme] else "")
+
+
+def _mcp(table: Mapping[str, Any]) -> McpSettings:
+    kept: dict[str, list[str]] = {"allowed_hosts": [], "allowed_origins": []}
+    problems: list[str] = []
+    for key, parse in (("allowed_hosts", parse_allowed_host), ("allowed_origins", parse_allowed_origin)):
+        values = table.get(key, [])
+        if not isinstance(values, list):
+            problems.append(f"mcp.{key}: expected a list of strings, got {values!r}")
+            continue
+        for value in values:
+            try:
+                kept[key].append(parse(value))
+            except InvalidInput as exc:
+                problems.append(f"mcp.{key}: {exc.message}")
+    return McpSettings(tuple(kept["allowed_hosts"]), tuple(kept["allowed_origins"]), tuple(problems))
 
 
 def apply_environment(config: VaultConfig, env: Mapping[str, str]) -> VaultConfig:

@@ -4,6 +4,7 @@ same run, written to docs/BENCHMARKS.md between `<!-- bench:start -->` and `<!--
     python -m tools.bench --corpora ../shared/corpora --out docs/BENCHMARKS.md
                           [--sizes 1000,10000] [--work bench-work/bench] [--quick]
     python -m tools.bench --only mcp,autostart   # those rows, on the largest vault; printed
+    python -m tools.bench --only mcp-http --sizes 1000   # 50 MCP clients over HTTP, on the 1k vault
     python -m tools.bench --only scale [--scale-vectors ""]   # the scale rows (scale.py): 10k,
                                           # tldr (38k) and 50k notes; in their own sections
 
@@ -30,7 +31,7 @@ from tools.bench.scale import sections as scale_sections
 from tools.repo import CORPORA, REPO, WORK
 from tools.sections import write_section
 
-ONLY_GROUPS = ("watcher", "autostart", "mcp", "review", "scale")
+ONLY_GROUPS = ("watcher", "autostart", "mcp", "mcp-http", "review", "scale")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -71,7 +72,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--only",
         type=lambda s: [g.strip() for g in s.split(",") if g.strip()],
         default=[],
-        help=f"run only these groups of rows ({', '.join(ONLY_GROUPS)}); watcher, autostart and mcp run on the largest "
+        help=f"run only these groups of rows ({', '.join(ONLY_GROUPS)}); watcher, autostart, mcp and mcp-http run on the largest "
         "vault and print their rows without writing --out (the bench section is written whole by a full run); "
         "scale writes its own sections (<!-- scale:start --> … <!-- scale:end --> without vectors, "
         "<!-- scale-vectors:start --> … with; a part that did not run keeps its section)",

@@ -8,7 +8,7 @@ import random
 import shutil
 import subprocess
 
-from tools.bench.mcp import McpRows
+from tools.bench.mcp_http import McpHttpRows
 from tools.bench.model import BIN, GHOST
 from tools.bench.util import NA, lat, mb, run
 
@@ -34,7 +34,7 @@ PERSON = {"GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.com", "
           "GIT_COMMITTER_EMAIL": "bench@example.com"}  # fmt: skip
 
 
-class ReviewRows(McpRows):
+class ReviewRows(McpHttpRows):
     def review(self) -> None:
         area = "`review` (git review of memory changes, issue 25)"
 

@@ -52,6 +52,7 @@ class Bench(ReviewRows):
                 self.watcher(last_auto)
                 self.autostart(last_auto)
                 self.mcp(last_auto)
+                self.mcp_http(last_auto)
             else:
                 why = "skipped: --no-vectors" if self.args.no_vectors else "no vault with vectors was built"
                 self.rows.append(Row("With the watcher running", "all", f"n/a ({why})"))
@@ -74,7 +75,7 @@ class Bench(ReviewRows):
         self.discover()
         if "review" in groups:
             self.review()
-        if not {"watcher", "autostart", "mcp"} & set(groups):
+        if not {"watcher", "autostart", "mcp", "mcp-http"} & set(groups):
             return
         n = 1000 if self.quick else max(self.args.sizes)
         v = self.synthetic_vault(n, "auto", reuse=True)
@@ -87,6 +88,8 @@ class Bench(ReviewRows):
             self.autostart(v)
         if "mcp" in groups:
             self.mcp(v)
+        if "mcp-http" in groups:
+            self.mcp_http(v)
 
     def cleanup(self) -> None:
         """Never leave a watcher behind, whatever happened."""

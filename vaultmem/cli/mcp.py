@@ -79,6 +79,22 @@ def register(app: typer.Typer) -> None:
         session_idle: Annotated[
             float, typer.Option("--session-idle", help="With --http: seconds without a request that end a session.")
         ] = 1800.0,
+        allow_host: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--allow-host",
+                help="With --http: also answer requests with this Host header (NAME, NAME:PORT or NAME:*), "
+                "e.g. a reverse proxy's public name. Repeatable; [mcp] allowed_hosts in vaultmem.toml adds more.",
+            ),
+        ] = None,
+        allow_origin: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--allow-origin",
+                help="With --http: also answer requests with this Origin header (http:// or https:// and a host, "
+                "no path). Repeatable; [mcp] allowed_origins in vaultmem.toml adds more.",
+            ),
+        ] = None,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
     ) -> None:
@@ -86,7 +102,9 @@ def register(app: typer.Typer) -> None:
 
         Over stdio the tools act as the ghost given here (--ghost or $VAULTMEM_GHOST); over
         HTTP every request must carry a bearer token from `vaultmem token add GHOST` and
-        acts as that token's ghost, each session bound to the token that opened it. Tools:
+        acts as that token's ghost, each session bound to the token that opened it; requests
+        are answered for the server's own address and the --allow-host/--allow-origin names
+        only, and GET /health tells a probe whether it can serve. Tools:
         memory_search, memory_get, memory_capture, reference_search, memory_query,
         memory_write, memory_note_create/update/validate/comment/delete, memory_save,
         memory_update, memory_delete."""
@@ -103,12 +121,19 @@ def register(app: typer.Typer) -> None:
             if ghost or g.get("ghost"):
                 raise UsageError("over HTTP the ghost comes from each request's token, not --ghost")
             who = None
+        elif allow_host or allow_origin:
+            raise UsageError("--allow-host and --allow-origin apply to --http only")
         else:
             _checked_ghost(load_config(root), who)  # an unknown ghost fails now, not at every call
         if not 0 < port < 65536:
             raise InvalidInput(f"--port must be between 1 and 65535, not {port}")
         if max_sessions < 1 or sessions_per_token < 1 or not 0 < session_idle < float("inf"):
             raise InvalidInput("--max-sessions, --sessions-per-token and --session-idle must be positive")
+        allowed = None
+        if http:
+            from vaultmem.mcp.http import allow_list
+
+            allowed = allow_list(load_config(root).mcp, host, port, allow_host or [], allow_origin or [])
         from vaultmem.cli.autostart import start_in_background
 
         # The watcher owns the indexes; the server forwards to it. Not waited for here:
@@ -117,7 +142,8 @@ def register(app: typer.Typer) -> None:
         if http:
             from vaultmem.mcp.http import SessionLimits, serve_http
 
-            serve_http(root, host, port, starting, SessionLimits(max_sessions, sessions_per_token, session_idle))
+            limits = SessionLimits(max_sessions, sessions_per_token, session_idle)
+            serve_http(root, host, port, starting, limits, allowed)
         else:
             from vaultmem.mcp.server import serve_stdio
 

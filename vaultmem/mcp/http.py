@@ -9,9 +9,14 @@ SDK binds each session to the token that opened it: another token asking for tha
 in its arguments.
 
 Sessions are capped — in all, and per token, so one client cannot crowd out the others —
-and end after `idle_s` without a request (the SDK's idle timeout). Host and Origin headers
-are checked by the SDK's DNS-rebinding protection: only the address the server binds
-(127.0.0.1 unless told otherwise) and localhost are accepted.
+and end after `idle_s` without a request (the SDK's idle timeout).
+
+Host and Origin headers are checked before anything else, for every path (DNS rebinding):
+the server's own address (the one it binds, 127.0.0.1, localhost, [::1], with its port;
+`http://` origins on them) and the names an operator allows (`--allow-host`,
+`--allow-origin`, [mcp] in vaultmem.toml) — a reverse proxy's public name and its
+`https://` origin. Anything else gets 421 (Host) or 403 (Origin). The SDK's own check stays
+on for /mcp with the same lists. `GET /health` (health.py) needs no token.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import json
 import logging
 import subprocess
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,13 +34,134 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 
+from vaultmem.config import CONFIG_NAME, McpSettings, parse_allowed_host, parse_allowed_origin
 from vaultmem.errors import InvalidInput
+from vaultmem.mcp.health import HealthEndpoint
 from vaultmem.mcp.server import build_server, log_to_stderr
 from vaultmem.services.tokens import TokenBook
 
 Scope = dict[str, Any]
 REFUSALS_LOGGED_EVERY_S = 60.0
+WILDCARD_BINDS = frozenset({"0.0.0.0", "::", "[::]", ""})
+LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
 log = logging.getLogger("vaultmem.mcp")
+
+
+@dataclass(frozen=True, slots=True)
+class Allowed:
+    """The Host and Origin header values the server answers, lowercased; a value `NAME:*`
+    stands for NAME with any port. `given`: how many the operator added to the server's own."""
+
+    hosts: tuple[str, ...]
+    origins: tuple[str, ...]
+    given: int = 0
+
+    def host(self, value: str | None) -> bool:
+        return value is not None and _matches(self.hosts, value)
+
+    def origin(self, value: str | None) -> bool:
+        return value is None or _matches(self.origins, value)  # no Origin: not a browser
+
+
+def _matches(allowed: Sequence[str], value: str) -> bool:
+    if value in allowed:
+        return True
+    for pattern in allowed:
+        if pattern.endswith(":*") and value.startswith(pattern[:-1]):
+            port = value[len(pattern) - 1 :]
+            if port.isascii() and port.isdigit():
+                return True
+    return False
+
+
+def own_and_given(host: str, port: int, hosts: Sequence[str] = (), origins: Sequence[str] = ()) -> Allowed:
+    """The server's own addresses (the bound one unless it is every interface, and loopback)
+    with its port, plus the hosts and origins given (already parsed)."""
+    bound = host.lower()
+    bound = f"[{bound}]" if ":" in bound and not bound.startswith("[") else bound
+    own = [h for h in dict.fromkeys([bound, *LOOPBACK]) if h not in WILDCARD_BINDS]
+    return Allowed(
+        tuple(dict.fromkeys([*(f"{h}:{port}" for h in own), *hosts])),
+        tuple(dict.fromkeys([*(f"http://{h}:{port}" for h in own), *origins])),
+        len(hosts) + len(origins),
+    )
+
+
+def allow_list(
+    settings: McpSettings, host: str, port: int, hosts: Sequence[str] = (), origins: Sequence[str] = ()
+) -> Allowed:
+    """What `mcp --http` answers: its own address, [mcp] of vaultmem.toml and the flags
+    (both lists apply). A value that is not a host or an origin is InvalidInput."""
+    if settings.problems:
+        raise InvalidInput(f"{CONFIG_NAME}: " + "; ".join(settings.problems))
+
+    def parsed(flag: str, parse: Any, value: str) -> str:
+        try:
+            return str(parse(value))
+        except InvalidInput as exc:
+            raise InvalidInput(f"{flag}: {exc.message}") from None
+
+    return own_and_given(
+        host,
+        port,
+        [*settings.allowed_hosts, *(parsed("--allow-host", parse_allowed_host, v) for v in hosts)],
+        [*settings.allowed_origins, *(parsed("--allow-origin", parse_allowed_origin, v) for v in origins)],
+    )
+
+
+def exposure_notice(host: str, port: int, allowed: Allowed) -> str | None:
+    """What a server listening on every interface, with no name allowed, answers: said once
+    at start (stderr), since requests by any other name are refused."""
+    if host.lower() not in WILDCARD_BINDS or allowed.given:
+        return None
+    return (
+        f"vaultmem mcp: listening on every interface ({host}, port {port}), but answering only requests whose "
+        f"Host header is {', '.join(allowed.hosts)} (DNS rebinding); others get 421. Allow the names clients "
+        "use with --allow-host NAME[:PORT] (and --allow-origin URL for browsers), or [mcp] allowed_hosts in "
+        f"{CONFIG_NAME}.\n"
+    )
+
+
+class HostGate:
+    """ASGI middleware: 421 for a Host, 403 for an Origin the server does not answer, on
+    every path, before the token is even looked at. Passed on lowercased, so the SDK's own
+    check (exact strings) agrees. Refusals are logged at most once a minute."""
+
+    def __init__(self, app: Any, allowed: Allowed) -> None:
+        self.app = app
+        self.allowed = allowed
+        self._refused = 0
+        self._said_at = -REFUSALS_LOGGED_EVERY_S
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = [(k, v.lower()) if k.lower() in (b"host", b"origin") else (k, v) for k, v in scope["headers"]]
+        found = {k.lower(): v.decode("latin-1") for k, v in headers if k.lower() in (b"host", b"origin")}
+        if not self.allowed.host(found.get(b"host")):
+            await self._refuse(send, 421, "Host", "the Host header names no address this server answers for")
+            return
+        if not self.allowed.origin(found.get(b"origin")):
+            await self._refuse(send, 403, "Origin", "the Origin header is not one this server answers")
+            return
+        await self.app({**scope, "headers": headers}, receive, send)
+
+    async def _refuse(self, send: Any, status: int, header: str, message: str) -> None:
+        self._refused += 1
+        now = time.monotonic()
+        if now - self._said_at >= REFUSALS_LOGGED_EVERY_S:
+            log.warning(
+                "refused a request for its %s header (--allow-host, --allow-origin); %d refused so far",
+                header,
+                self._refused,
+            )
+            self._said_at = now
+        body = json.dumps({"error": {"code": "forbidden", "message": message}}).encode()
+        await send(
+            {"type": "http.response.start", "status": status, "headers": [(b"content-type", b"application/json")]}
+        )
+        await send({"type": "http.response.body", "body": body})
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,17 +265,19 @@ def http_app(
     starting: subprocess.Popen[bytes] | None = None,
     limits: SessionLimits | None = None,
     book: TokenBook | None = None,
+    allowed: Allowed | None = None,
 ) -> Any:
     from mcp.server.transport_security import TransportSecuritySettings
     from starlette.applications import Starlette
     from starlette.routing import Route
 
     limits = limits or SessionLimits()
-    hosts = {host, "127.0.0.1", "localhost", "[::1]"}
+    allowed = allowed or own_and_given(host, port)
+    book = book or TokenBook(root)
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
-        allowed_hosts=[f"{h}:{port}" for h in hosts],
-        allowed_origins=[f"http://{h}:{port}" for h in hosts],
+        allowed_hosts=list(allowed.hosts),
+        allowed_origins=list(allowed.origins),
     )
     server = build_server(root, ghost_of, starting)
     sessions = Sessions(
@@ -158,8 +287,12 @@ def http_app(
         max_sessions=limits.max_sessions,
         per_token=limits.per_token,
     )
-    app = Starlette(routes=[Route("/mcp", endpoint=StreamableHTTPASGIApp(sessions))], lifespan=lambda _: sessions.run())
-    return BearerGate(app, book or TokenBook(root))
+    health = HealthEndpoint(root, starting, book)
+    routes = [
+        Route("/health", endpoint=health.answer, methods=["GET"]),
+        Route("/mcp", endpoint=BearerGate(StreamableHTTPASGIApp(sessions), book)),
+    ]
+    return HostGate(Starlette(routes=routes, lifespan=lambda _: sessions.run()), allowed)
 
 
 def serve_http(
@@ -168,15 +301,26 @@ def serve_http(
     port: int,
     starting: subprocess.Popen[bytes] | None = None,
     limits: SessionLimits | None = None,
+    allowed: Allowed | None = None,
 ) -> None:
+    import sys
+
     import uvicorn
 
     log_to_stderr()
     logging.getLogger("mcp.server.streamable_http_manager").addFilter(_QuietRefusals())
+    allowed = allowed or own_and_given(host, port)
+    notice = exposure_notice(host, port, allowed)
+    if notice:
+        sys.stderr.write(notice)
     book = TokenBook(root)
     try:
         uvicorn.run(
-            http_app(root, host, port, starting, limits, book), host=host, port=port, log_level="warning", lifespan="on"
+            http_app(root, host, port, starting, limits, book, allowed),
+            host=host.strip("[]"),
+            port=port,
+            log_level="warning",
+            lifespan="on",
         )
     finally:
         book.flush()

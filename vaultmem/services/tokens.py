@@ -242,6 +242,13 @@ class TokenBook:
     def damaged(self) -> str | None:
         return self._damaged
 
+    def check(self) -> str | None:
+        """Why no token can be accepted now (the file cannot be read), or None; the file
+        is read again if it changed, as for a request."""
+        with self._lock:
+            self._current()
+            return self._damaged
+
     def _note_use(self, token_id: str) -> None:
         self._used[token_id] = iso(utc_now())
         if time.monotonic() - self._flushed >= USED_FLUSH_S:
