@@ -34,6 +34,8 @@ STATE_FILE_MODE = 0o600
 # Inside STATE_DIR.
 STATE_DB = "state.db"
 INDEX_LOCK = "index.lock"
+# git's own lock of its index, in the repository's git dir (not here): the same name as ours
+GIT_INDEX_LOCK = INDEX_LOCK
 CONFIG_LOCK = "config.lock"  # held while vaultmem edits vaultmem.toml (`ghost add`)
 WHOOSH_DIR = "whoosh"
 WHOOSH_SCHEMA = "VAULTMEM_SCHEMA"  # inside WHOOSH_DIR: the layout version of that index

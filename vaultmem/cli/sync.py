@@ -71,10 +71,18 @@ def register(app: typer.Typer) -> None:
         --include-hand-edits), when git is mid-merge, or when the merge leaves a note both
         sides changed on the same lines (named; resolve, git commit, sync again). Changes
         held back for a person (a secret, a move across scopes) stay uncommitted: exit 1."""
+        from vaultmem.daemon.client import sync as watcher_sync
         from vaultmem.services.sync import sync as do_sync
 
         app_ = open_app(ctx, vault, ghost, model=model, reason=reason)
-        result = do_sync(app_, include_hand_edits=include_hand_edits, push=push, message=message)
+        result = do_sync(
+            app_,
+            include_hand_edits=include_hand_edits,
+            push=push,
+            message=message,
+            # a running watcher indexes the pull (one reconcile) before sync returns
+            indexed_by_watcher=lambda paths: watcher_sync(str(app_.root), paths),
+        )
         emit(result, json_mode(ctx, json_), _render_sync)
         return 1 if result.held else 0
 

@@ -18,6 +18,8 @@ git holds the index lock, daemon/loop.py) and `sync` returns once it has.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from vaultmem.errors import Conflict, InvalidInput
 from vaultmem.models import SyncResult
 from vaultmem.services.app import App
@@ -29,7 +31,16 @@ from vaultmem.vault.layout import classify, is_note_path
 PUSH_ATTEMPTS = 3  # merges and pushes when the remote keeps moving under us
 
 
-def sync(app: App, include_hand_edits: bool = False, push: bool = True, message: str | None = None) -> SyncResult:
+def sync(
+    app: App,
+    include_hand_edits: bool = False,
+    push: bool = True,
+    message: str | None = None,
+    indexed_by_watcher: Callable[[list[str]], str] | None = None,
+) -> SyncResult:
+    """`indexed_by_watcher(paths)`: asks a running watcher to index what the merge changed
+    and waits for it ("synced", "no_watcher", or why not); the front end that knows how to
+    reach a watcher passes it."""
     git = Git.of(app.root)
     refuse_mid_merge(git)
     upstream = _upstream(git)
@@ -65,7 +76,7 @@ def sync(app: App, include_hand_edits: bool = False, push: bool = True, message:
         "commits": int(git.run("rev-list", "--count", f"{before}..{after}")) if before and after else 0,
         "notes": len(notes),
     }
-    indexed = _indexed(app, notes)
+    indexed = "unchanged" if not notes else indexed_by_watcher(notes) if indexed_by_watcher else "no_watcher"
     return SyncResult(upstream, committed.commits, committed.held, pulled, push, indexed)
 
 
@@ -164,13 +175,3 @@ def _changed_notes(app: App, git: Git, before: str | None, after: str | None) ->
     out = git.run("diff", "--name-only", "--no-renames", before, after, "--", ".").splitlines()
     paths = [git.vault_path(p) for p in out]
     return [p for p in paths if p is not None and is_note_path(p) and _shown(app, p)]
-
-
-def _indexed(app: App, notes: list[str]) -> str:
-    """Let a running watcher index what the merge changed (one reconcile) before returning,
-    so a search right after sync finds it."""
-    if not notes:
-        return "unchanged"
-    from vaultmem.daemon.client import sync as watcher_sync
-
-    return watcher_sync(str(app.root), notes)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vaultmem.errors import InvalidInput, VaultmemError
+from vaultmem.paths import GIT_INDEX_LOCK
 
 WORKTREE = None  # a side of a comparison that is the files as they are now
 STAGED = ":"  # a side that is git's index: what the next commit would hold
@@ -41,13 +42,13 @@ def index_lock_path(root: Path) -> Path | None:
         dot = folder / ".git"
         try:
             if dot.is_dir():
-                return dot / "index.lock"
+                return dot / GIT_INDEX_LOCK
             if dot.is_file():  # a worktree or submodule: `gitdir: <path>`
                 text = dot.read_text(encoding="utf-8", errors="replace").strip()
                 if not text.startswith("gitdir:"):
                     return None
                 target = Path(text[len("gitdir:") :].strip())
-                return (target if target.is_absolute() else folder / target) / "index.lock"
+                return (target if target.is_absolute() else folder / target) / GIT_INDEX_LOCK
         except OSError:
             return None
     return None
