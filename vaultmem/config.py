@@ -96,6 +96,10 @@ class VaultConfig:
     # exits after this many idle minutes
     watch_autostart: bool = True
     watch_idle_minutes: float = 30.0
+    # ... and after this many idle minutes gives back the memory of the embedding model and
+    # the decoded posting lists (it starts afresh without them, loading them at the next
+    # request); at or above idle_exit_minutes it never does
+    watch_unload_minutes: float = 5.0
     # [git]: the watcher commits pending memory changes (`vaultmem commit`) once the vault
     # has been quiet this long; off by default
     git_autocommit: bool = False
@@ -117,7 +121,7 @@ _KNOWN: dict[str, set[str]] = {
     "search": set(SearchDefaults.__dataclass_fields__),
     "embedding": {"backend", "model", "precision"},
     "chroma": {"mode", "url"},
-    "watch": {"autostart", "idle_exit_minutes"},
+    "watch": {"autostart", "idle_exit_minutes", "unload_after_minutes"},
     "git": {"autocommit", "quiet_seconds"},
     "mcp": {"allowed_hosts", "allowed_origins"},
 }
@@ -209,7 +213,7 @@ def parse_config(data: Mapping[str, Any]) -> VaultConfig:
     embedding = _table(data, "embedding", warnings)
     backend, precision = _embedding(embedding, warnings)
     mode, url = _chroma(_table(data, "chroma", warnings), warnings)
-    autostart, idle = _watch(_table(data, "watch", warnings), warnings)
+    autostart, idle, unload = _watch(_table(data, "watch", warnings), warnings)
     autocommit, quiet = _git(_table(data, "git", warnings), warnings)
     mcp = _mcp(_table(data, "mcp", warnings))
     warnings.extend(mcp.problems)
@@ -219,6 +223,7 @@ def parse_config(data: Mapping[str, Any]) -> VaultConfig:
         git_quiet_seconds=quiet,
         watch_autostart=autostart,
         watch_idle_minutes=idle,
+        watch_unload_minutes=unload,
         ghosts=_ghosts(vault, warnings),
         people=_people(vault, warnings),
         projects=_projects(_table(data, "projects", warnings), warnings),
@@ -316,7 +321,7 @@ def _chroma(table: Mapping[str, Any], warnings: list[str]) -> tuple[str, str | N
     return mode, url
 
 
-def _watch(table: Mapping[str, Any], warnings: list[str]) -> tuple[bool, float]:
+def _watch(table: Mapping[str, Any], warnings: list[str]) -> tuple[bool, float, float]:
     autostart = table.get("autostart", True)
     if not isinstance(autostart, bool):
         warnings.append(f"watch.autostart: expected true or false, got {autostart!r}; using true")
@@ -325,7 +330,11 @@ def _watch(table: Mapping[str, Any], warnings: list[str]) -> tuple[bool, float]:
     if isinstance(idle, bool) or not isinstance(idle, int | float) or not 0 < idle <= 7 * 24 * 60:
         warnings.append(f"watch.idle_exit_minutes: expected minutes in (0, 10080], got {idle!r}; using 30")
         idle = 30.0
-    return autostart, float(idle)
+    unload = table.get("unload_after_minutes", 5.0)
+    if isinstance(unload, bool) or not isinstance(unload, int | float) or not 0 < unload <= 7 * 24 * 60:
+        warnings.append(f"watch.unload_after_minutes: expected minutes in (0, 10080], got {unload!r}; using 5")
+        unload = 5.0
+    return autostart, float(idle), float(unload)
 
 
 def _git(table: Mapping[str, Any], warnings: list[str]) -> tuple[bool, float]:

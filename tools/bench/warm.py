@@ -8,6 +8,7 @@ import json
 import os
 import random
 import string
+import subprocess
 import time
 
 from tools.bench.cold import ColdRows
@@ -241,6 +242,65 @@ class WarmRows(ColdRows):
             "p50 < 100 ms",
             lambda: self.autostart_searches(v),
         )
+        self.add(
+            area,
+            "autostarted watcher RSS after the idle unload",
+            "< 200 MB (10k notes)",
+            lambda: self.unloaded_rss(v),
+        )
+
+    def unloaded_rss(self, v: VaultInfo) -> tuple[str, str, str, bool | None]:
+        """The watcher a search starts on demand (its very command line, cli/serve.py
+        detached_argv), made to unload after 10 idle s instead of the default 5 minutes:
+        its RSS with the model after a hybrid search, then after it started afresh, lean."""
+        from vaultmem.cli.serve import detached_argv
+
+        self.no_watcher(v)
+        unload_s = 10.0
+        argv = detached_argv(v.path, 60.0, 1800.0, unload_s)
+        proc = subprocess.Popen(argv, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.watchers.append(proc.pid)
+        try:
+            deadline = time.monotonic() + 900
+            while self.model_state(v) is None:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise NA("the watcher did not start")
+                time.sleep(0.2)
+            r = self.vm("search", v.queries[0], "--mode", "hybrid", vault=v.path, timeout=300)
+            if not r.ok or r.json().get("mode") != "hybrid":
+                raise NA(f"the hybrid search: {r.reason() if not r.ok else 'not answered in hybrid mode'}")
+            while self.model_state(v) != "ready":
+                if time.monotonic() > deadline:
+                    raise NA("the model was not ready within 900 s")
+                time.sleep(0.2)
+            loaded, _ = proc_rss_mb(proc.pid)
+            t0 = time.monotonic()
+            while self.model_state(v) != "unloaded":
+                if proc.poll() is not None or time.monotonic() - t0 > unload_s + 120:
+                    raise NA("the watcher did not unload within 120 s of its idle time")
+                time.sleep(0.5)
+            time.sleep(2.0)  # the new image has caught up and settled
+            lean, _ = proc_rss_mb(proc.pid)
+            again = self.vm("search", v.queries[1 % len(v.queries)], "--mode", "hybrid", vault=v.path, timeout=300)
+            woke = again.ok and again.json().get("mode") == "hybrid"
+        finally:
+            self.stop_watcher(v.path, proc.pid)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=30)
+        ok = at_target_size(v, lean < 200)
+        notes = (
+            f"{mb(loaded)} with the model after a hybrid search; {unload_s:.0f} s idle later it started afresh "
+            f"without the model or decoded posting lists (the same pid, exec'd `--lean`); the next hybrid search "
+            f"{'was answered in hybrid mode' if woke else 'FAILED'} ({secs(again.seconds)}, model loaded again)"
+        )
+        return f"{mb(lean)}", "", notes, ok and woke
+
+    def model_state(self, v: VaultInfo) -> str | None:
+        """The running watcher's model state (loading, ready, unloaded); None when none answers."""
+        from vaultmem.daemon.client import ping
+
+        reply = ping(str(v.path), timeout_s=2.0)
+        return None if reply is None else str(reply.get("model"))
 
     def autostart_searches(self, v: VaultInfo) -> tuple[str, str, str, bool | None]:
         self.no_watcher(v)

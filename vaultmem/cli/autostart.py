@@ -20,8 +20,9 @@ AUTOSTART_COMMANDS = frozenset(("search", "get", "query", "reference"))
 RESCAN_S = 60.0
 
 
-def _idle_exit_s(root: Path, environ: os._Environ[str] | dict[str, str]) -> float | None:
-    """Seconds of idleness after which an autostarted watcher exits; None when autostart is off."""
+def _idle_exit_s(root: Path, environ: os._Environ[str] | dict[str, str]) -> tuple[float, float] | None:
+    """Seconds of idleness after which an autostarted watcher exits, and after which it
+    gives back the model's memory; None when autostart is off."""
     if environ.get("VAULTMEM_NO_AUTOSTART", "") not in ("", "0"):
         return None
     from vaultmem.config import load_config
@@ -31,7 +32,9 @@ def _idle_exit_s(root: Path, environ: os._Environ[str] | dict[str, str]) -> floa
         config = load_config(root, environ)
     except VaultmemError:
         return None  # the command itself reports a broken config
-    return config.watch_idle_minutes * 60 if config.watch_autostart else None
+    if not config.watch_autostart:
+        return None
+    return config.watch_idle_minutes * 60, config.watch_unload_minutes * 60
 
 
 def start_in_background(root: Path) -> subprocess.Popen[bytes] | None:
@@ -51,7 +54,7 @@ def start_in_background(root: Path) -> subprocess.Popen[bytes] | None:
     files.make()
     with open(files.watcher_log, "ab") as log:
         return subprocess.Popen(
-            detached_argv(root, RESCAN_S, idle),
+            detached_argv(root, RESCAN_S, *idle),
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=log,
@@ -82,7 +85,7 @@ def start_and_forward(argv: list[str]) -> int | None:
     from vaultmem.errors import VaultmemError
 
     try:
-        control.start_detached(root, detached_argv(root, RESCAN_S, idle))
+        control.start_detached(root, detached_argv(root, RESCAN_S, *idle))
     except VaultmemError:
         return None  # e.g. an indexer holds the lock: the command runs here and says so
     return forward(argv)

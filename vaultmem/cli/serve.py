@@ -35,12 +35,24 @@ def command_runner() -> CommandRunner:
     return partial(run_cli, typer.main.get_command(app))
 
 
-def detached_argv(root: Path, rescan_s: float, idle_exit_s: float | None = None, events: bool = True) -> list[str]:
+def detached_argv(
+    root: Path,
+    rescan_s: float,
+    idle_exit_s: float | None = None,
+    unload_s: float | None = None,
+    events: bool = True,
+    idle_since_s: float | None = None,
+) -> list[str]:
     """The command line of a watcher in the background (`main` below)."""
     argv = [sys.executable, "-m", "vaultmem.cli.serve", "--vault", str(root), "--rescan-interval", str(rescan_s)]
     if not events:
         argv.append("--no-events")
-    return argv if idle_exit_s is None else [*argv, "--idle-exit", str(idle_exit_s)]
+    if idle_exit_s is not None:
+        argv += ["--idle-exit", str(idle_exit_s)]
+        if unload_s is not None and unload_s < idle_exit_s:
+            argv += ["--unload-after", str(unload_s)]
+    # a watcher started afresh after unloading: lean, and already idle this long
+    return argv if idle_since_s is None else [*argv, "--lean", "--idle-since", f"{idle_since_s:.1f}"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -49,6 +61,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rescan-interval", type=float, default=60.0)
     parser.add_argument("--idle-exit", type=float, default=None, help="exit after this many seconds without requests")
     parser.add_argument("--no-events", action="store_true", help="find changes by rescans alone")
+    parser.add_argument(
+        "--unload-after", type=float, default=None, help="start afresh without the model after this many idle seconds"
+    )
+    parser.add_argument(
+        "--lean", action="store_true", help="load the model and decode postings at the first request, not at start"
+    )
+    parser.add_argument("--idle-since", type=float, default=0.0, help="seconds already idle (with --lean)")
     args = parser.parse_args(argv)
     from vaultmem.daemon.runner import AnotherWatcher, Settings, Watcher, configure_logging
 
@@ -56,8 +75,16 @@ def main(argv: list[str] | None = None) -> int:
     os.umask(0o077)  # a watcher makes derived files only (never a note): each owner-only (0600)
     configure_logging(root, to_stderr=False)
     try:
-        settings = Settings(rescan_s=args.rescan_interval, idle_exit_s=args.idle_exit, events=not args.no_events)
-        Watcher(root, command_runner, settings).run()
+        settings = Settings(
+            rescan_s=args.rescan_interval,
+            idle_exit_s=args.idle_exit,
+            events=not args.no_events,
+            unload_after_s=args.unload_after,
+            lean=args.lean,
+            idle_since_s=max(0.0, args.idle_since),
+        )
+        watcher = Watcher(root, command_runner, settings)
+        watcher.run()
     except AnotherWatcher as exc:
         if args.idle_exit is None:
             logging.getLogger("vaultmem.watcher").error("%s", exc.message)
@@ -69,6 +96,15 @@ def main(argv: list[str] | None = None) -> int:
     except VaultmemError as exc:
         logging.getLogger("vaultmem.watcher").error("%s", exc.message)
         return exc.exit_code
+    if watcher.unloading is not None:
+        # Idle with the model loaded: start afresh in this very process (same pid), lean.
+        # Python gives little of the model's memory back to the system (torch's libraries
+        # alone hold ~200 MB once imported); a new image holds none of it.
+        logging.shutdown()
+        argv = detached_argv(
+            root, args.rescan_interval, args.idle_exit, args.unload_after, not args.no_events, watcher.unloading
+        )
+        os.execv(argv[0], argv)
     return 0
 
 

@@ -51,6 +51,12 @@ class Settings:
     idle_exit_s: float | None = None
     # False: no file events; changes are found by the rescans (and requests' syncs) alone.
     events: bool = True
+    # An autostarted watcher idle this long with the model loaded starts afresh without it
+    # (cli/serve.py execs itself `--lean`); None: never.
+    unload_after_s: float | None = None
+    # Start without loading the model or decoding posting lists: the first request does.
+    lean: bool = False
+    idle_since_s: float = 0.0  # how long it was already idle before this start (a lean restart)
 
 
 class WatcherStopping(IndexBusy):
@@ -109,6 +115,9 @@ class WatcherBase:
     errors: RecentErrors
     next_rescan: float
     last_request: float
+    progress: dict[str, Any] | None  # the reconcile under way: {stage, done, total}; None between
+    lean: bool  # started lean, and no request has woken it yet
+    unloading: float | None  # set when it stops to start afresh lean: seconds idle by then
     git_lock: Path | None  # git's index lock of the repository holding the vault (loop.py _git_busy)
     last_change: float | None  # when a reconcile last changed notes, while they wait for autocommit
     events: str
@@ -162,6 +171,9 @@ class WatcherBase:
         raise NotImplementedError
 
     def _warm_more(self) -> None:
+        raise NotImplementedError
+
+    def _wake(self) -> None:
         raise NotImplementedError
 
     def _idle(self) -> bool:

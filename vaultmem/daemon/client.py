@@ -56,6 +56,7 @@ FORWARDED = frozenset(COMMANDS)  # what is forwarded: forwarding.py
 _ROOT_ASSIGNED = tuple(f"{option}=" for option in ROOT_OPTIONS)  # `--vault=X`
 _VAULT_ASSIGNED = f"{VAULT_OPTION}="
 CONNECT_TIMEOUT_S = 2.0
+WAIT_TICK_S = 1.0  # how often a waiting command may tell the person what it waits for
 SYNC_TIMEOUT_S = 10.0
 
 
@@ -198,7 +199,12 @@ def peer_uid(sock: Any) -> int | None:
     return int.from_bytes(raw[4:8], sys.byteorder)
 
 
-def exchange(path: str, request: dict[str, Any], deadline_s: float | None = None) -> tuple[dict[str, Any] | None, str]:
+def exchange(
+    path: str,
+    request: dict[str, Any],
+    deadline_s: float | None = None,
+    on_wait: Callable[[float], None] | None = None,
+) -> tuple[dict[str, Any] | None, str]:
     """One request: (reply, "ok"), or (None, why not): "no_watcher" (no socket, refused),
     "foreign" (the process listening is another user's: nothing is sent to it),
     "unresponsive" (not even the receipt of the request within first_byte_s), "timeout"
@@ -224,14 +230,25 @@ def exchange(path: str, request: dict[str, Any], deadline_s: float | None = None
         try:
             sock.sendall(_encode(request).encode("utf-8") + b"\n")
             size = 0
+            heard = start  # when the watcher last sent something (its receipt, a keepalive)
             while True:
-                wait = STALL_S if size else first_byte_s()
+                wait = (STALL_S if size else first_byte_s()) - (time.monotonic() - heard)
                 if deadline_s is not None:
                     wait = min(wait, deadline_s - (time.monotonic() - start))
                     if wait <= 0:
                         return None, "timeout"
-                sock.settimeout(wait)
-                chunk = sock.recv(1 << 16)
+                if wait <= 0:
+                    raise TimeoutError
+                # `on_wait` is called about once a second while the reply is awaited
+                sock.settimeout(min(wait, WAIT_TICK_S) if on_wait is not None else wait)
+                try:
+                    chunk = sock.recv(1 << 16)
+                except TimeoutError:
+                    if on_wait is None or time.monotonic() - heard >= wait:
+                        raise
+                    on_wait(time.monotonic() - start)
+                    continue
+                heard = time.monotonic()
                 if not chunk:
                     break
                 chunks.append(chunk)
@@ -290,6 +307,49 @@ def synced_after_write(root: str, notice: Callable[[str], None]) -> Callable[[li
     return after_write
 
 
+def _stderr_tty() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+class WaitNotice:
+    """What a command forwarded to a busy watcher waits for, told on a terminal's stderr
+    within a second and kept up to date: the first index of a vault (with its progress),
+    the embedding model loading, or just the watcher. stdout stays the command's."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.shown = False
+
+    def __call__(self, waited: float) -> None:
+        reply, _ = exchange(self.path, {"op": "ping"}, deadline_s=0.5)
+        text = wait_text(reply, waited)
+        sys.stderr.write(f"\r\x1b[K{text}")
+        sys.stderr.flush()
+        self.shown = True
+
+    def done(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+
+def wait_text(status: dict[str, Any] | None, waited: float) -> str:
+    """The line a waiting command shows, from the watcher's ping. Pure."""
+    progress = (status or {}).get("progress")
+    if isinstance(progress, dict) and progress.get("total"):
+        stage, done, total = progress.get("stage"), progress.get("done", 0), progress.get("total")
+        what = "embedding notes" if stage == "embedding" else "indexing the vault" if stage else "indexing"
+        return f"vaultmem: {what}: {done:,} of {total:,} ({waited:.0f} s)…"
+    if isinstance(progress, dict):
+        return f"vaultmem: reading the vault's notes ({waited:.0f} s)…"
+    if (status or {}).get("model") == "loading":
+        return f"vaultmem: waiting for the embedding model to load ({waited:.0f} s)…"
+    return f"vaultmem: waiting for the watcher ({waited:.0f} s)…"
+
+
 def _terminal_columns() -> str | None:
     try:
         return str(os.get_terminal_size(sys.stdout.fileno()).columns)
@@ -322,7 +382,12 @@ def forward(argv: list[str]) -> int | None:
         if columns:
             env["COLUMNS"] = columns
     request = {"op": "cli", "argv": argv, "env": env, "tty": tty, "cwd": cwd, "reply": "frame"}
-    reply, why = exchange(path, request)
+    waiting = WaitNotice(path) if _stderr_tty() else None
+    try:
+        reply, why = exchange(path, request, on_wait=waiting)
+    finally:
+        if waiting is not None:
+            waiting.done()
     if reply is None or not isinstance(reply.get("exit_code"), int):
         error = reply.get("error") if reply is not None else None
         if why == "unresponsive" or (isinstance(error, dict) and error.get("code") == "unresponsive"):

@@ -74,6 +74,10 @@ class WorkerLoop(WatcherBase):
                 if self._idle_too_long(now):
                     log.info("idle for %.0f s: exiting (started on demand)", now - self.last_request)
                     return None
+                if self._unload_due(now):
+                    self.unloading = now - self.last_request
+                    log.info("idle for %.0f s: starting afresh without the model (started on demand)", self.unloading)
+                    return None
                 wait = self.next_rescan - now if commit_in is None else min(self.next_rescan - now, commit_in)
                 # At most a second: Python runs a signal handler only when the main thread
                 # runs Python code, and a SIGTERM the kernel hands to another thread does not
@@ -116,6 +120,18 @@ class WorkerLoop(WatcherBase):
         if made:
             log.info("autocommit: %s", "; ".join(c.message.split("\n", 1)[0] for c in made))
 
+    def _unload_due(self, now: float) -> bool:
+        """Idle long enough, holding the model or decoded posting lists (not lean), with
+        nothing to do: time to give their memory back (cli/serve.py restarts it lean)."""
+        limit = self.settings.unload_after_s
+        return (
+            limit is not None
+            and not self.lean
+            and now - self.last_request >= limit
+            and not (self.jobs or self.slow_jobs or self.waiters or self.debounce.pending or self.cold_segments)
+            and self._commit_in(now) is None  # no autocommit waits
+        )
+
     def _idle_too_long(self, now: float) -> bool:
         limit = self.settings.idle_exit_s
         return limit is not None and now - self.last_request >= limit
@@ -133,6 +149,7 @@ class WorkerLoop(WatcherBase):
             self.debounce.clear()  # the walk below sees every change made before this point
         self._refresh_config()
         started = time.monotonic()
+        self.progress = {"stage": "reading notes", "done": 0, "total": 0}
         try:
             # The very reconcile `vaultmem index` runs (the App's lock is the one we hold).
             report = run_index(self.app, defer_vectors=True)
@@ -147,6 +164,8 @@ class WorkerLoop(WatcherBase):
             log.exception("reconcile (%s) failed", reason)
             self._failed(reason, f"{type(exc).__name__}: {exc}")
             return False
+        finally:
+            self.progress = None
         self.reconciles += 1
         self.next_rescan = time.monotonic() + self.rescan_s
         counts = {"added": report.added, "updated": report.updated, "deleted": report.deleted, "moved": report.moved}

@@ -75,6 +75,8 @@ class Requests(WatcherBase):
         return self.jobs.popleft() if self.jobs else None
 
     def _serve(self, job: CliJob | CallJob) -> None:
+        if self.lean:
+            self._wake()
         if self._refresh_config() or (self.debounce.pending and not self._git_busy()):
             # An edit saved a moment ago is part of the answer; a pull git is still writing
             # is not (answered from the indexes as they are, reconciled once it is done).
@@ -151,12 +153,16 @@ class Requests(WatcherBase):
             "served": self.served,
             "reconciles": self.reconciles,
             "queue": queue,
+            # the reconcile under way ({stage, done, total}), shown by a client waiting on it
+            "progress": self.progress,
         }
 
     def _model_state(self) -> str:
         """The embedding model: `loading` while hybrid and vector searches wait for it, else `ready`
         (also when the vault has no embeddings, or loading failed: a search then says why)."""
         app = self._app
+        if self.lean:
+            return "unloaded"  # until a request (daemon/warmup.py _wake)
         return "loading" if app is not None and app.indexes.model_loading() else "ready"
 
     def snapshot(self) -> dict[str, Any]:

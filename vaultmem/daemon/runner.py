@@ -105,7 +105,10 @@ class Watcher(Requests, WorkerLoop, WarmUp):
         self.served = 0
         self.errors = RecentErrors()
         self.next_rescan = 0.0
-        self.last_request = time.monotonic()
+        self.last_request = time.monotonic() - self.settings.idle_since_s
+        self.lean = self.settings.lean
+        self.progress: dict[str, Any] | None = None
+        self.unloading = None
         self.last_change = None
         self.git_lock = index_lock_path(self.root)
         self.events = "inotify"
@@ -178,7 +181,8 @@ class Watcher(Requests, WorkerLoop, WarmUp):
             with contextlib.suppress(WatcherStopping):
                 self.state = "catching_up"
                 self.status.write()
-                self._load_model(self.app)  # meanwhile: catch up, warm up, serve
+                if not self.lean:
+                    self._load_model(self.app)  # meanwhile: catch up, warm up, serve
                 self._reconcile("start")
                 self._warm_up()
                 self.state = "watching"
@@ -257,6 +261,7 @@ class Watcher(Requests, WorkerLoop, WarmUp):
 
     def _check_stop(self, label: str, done: int, total: int) -> None:
         self.worker_beat = time.monotonic()
+        self.progress = {"stage": label, "done": done, "total": total}  # what a waiting client shows
         # The engine calls this between batches: stopping here leaves its markers consistent.
         if self.stopping:
             raise WatcherStopping("the watcher is stopping; run the command again")

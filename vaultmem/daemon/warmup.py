@@ -23,8 +23,18 @@ class WarmUp(WatcherBase):
         for name in WARM_MODULES:
             with contextlib.suppress(ImportError):
                 importlib.import_module(name)
+        if self.lean:
+            return  # the first request loads the model and starts the decoding (_wake)
         self._start_warming()
         self._warm_more()  # until the first request; the rest when idle
+
+    def _wake(self) -> None:
+        """A lean watcher's first request: load the model and decode posting lists, as a
+        watcher does at its start (a hybrid search waits for the model meanwhile)."""
+        self.lean = False
+        log.info("a request after the idle restart: loading the model, decoding posting lists")
+        self._load_model(self.app)
+        self._start_warming()
 
     def _start_warming(self) -> None:
         self.cold_segments = True
