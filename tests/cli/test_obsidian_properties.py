@@ -142,15 +142,20 @@ def test_an_older_vault_reads_searches_lints_and_is_fixed(old_vault: Path, cli: 
     assert cli.ok("query", "Chablis", "--since", "2026-01-10T09:00:00")["matches"]
     assert not cli.ok("query", "Chablis", "--since", "2026-01-10T09:00:01")["matches"]
     report = cli.ok("lint")
-    assert [p["code"] for p in report["problems"] if p["path"] == "shared/Old cellar.md"] == ["nested_comments"]
+    codes = sorted(p["code"] for p in report["problems"] if p["path"] == "shared/Old cellar.md")
+    assert codes == ["nested_comments", "zoned_date"]
     before = path.read_text(encoding="utf-8")
     fixed = cli.ok("lint", "--fix")
     assert {"path": "shared/Old cellar.md", "comments": "2 as a list of texts"} in fixed["fixed"]
+    assert {"path": "shared/Old cellar.md", "dates": "created, updated"} in fixed["fixed"]
     assert not [p for p in fixed["problems"] if p["path"] == "shared/Old cellar.md"]
     after = path.read_text(encoding="utf-8")
-    # only the comments changed, and they say the same
-    assert after.replace(after[after.index("comments:") : after.index("---\nOld")], "") == before.replace(
-        before[before.index("comments:") : before.index("---\nOld")], ""
+    # only the comments and the dates' form changed, and they say the same
+    expected = before.replace("2026-01-10T09:00:00Z", "2026-01-10T09:00:00").replace(
+        "2026-01-11T09:00:00Z\nversion", "2026-01-11T09:00:00\nversion"
+    )
+    assert after.replace(after[after.index("comments:") : after.index("---\nOld")], "") == expected.replace(
+        expected[expected.index("comments:") : expected.index("---\nOld")], ""
     )
     assert front_matter(path)["comments"] == [
         "2026-01-11T09:00:00 alice/gpt-x: Old: nested",
@@ -192,3 +197,27 @@ def test_editing_bookkeeping_by_hand_is_a_new_version_never_an_overwrite(
     assert "Words." in path.read_text(encoding="utf-8")
     cli.ok("note", "update", made["id"], "--append", "More.", "--expect-version", str(now), ghost="alice")
     assert front_matter(path)["version"] == now + 1  # the file catches up at vaultmem's next write
+
+
+@pytest.mark.parametrize(
+    ("written", "fixed"),
+    [
+        ("2026-01-10T09:00:00Z", "2026-01-10T09:00:00"),
+        ("2026-01-10T09:00:00+02:00", "2026-01-10T07:00:00"),  # to UTC, the vault's convention
+        ("2026-01-10T23:30:00-01:00", "2026-01-11T00:30:00"),
+        ("2026-01-10T09:00:00", None),  # already Obsidian's Date & time
+        ("2026-01-10", None),  # a Date property: a person's choice, kept
+    ],
+)
+def test_lint_fix_writes_zoned_dates_in_obsidians_form(vault: Path, cli: Cli, written: str, fixed: str | None) -> None:
+    path = vault / "shared" / "Dated.md"
+    path.write_text(
+        f"---\ntitle: Dated\ntype: note\ncreated: {written}\nwhen: 2026-01-10T09:00:00Z\n---\nBody.\n", encoding="utf-8"
+    )
+    codes = [p["code"] for p in cli.ok("lint")["problems"] if p["path"] == "shared/Dated.md"]
+    assert ("zoned_date" in codes) is (fixed is not None)
+    cli.ok("lint", "--fix")
+    fm = front_matter(path)
+    assert fm["created"] == (fixed or written)
+    assert fm["when"] == "2026-01-10T09:00:00Z"  # a person's own property: not vaultmem's to rewrite
+    assert "zoned_date" not in [p["code"] for p in cli.ok("lint")["problems"] if p["path"] == "shared/Dated.md"]

@@ -53,6 +53,11 @@ def lint_vault(app: App, fix: bool = False) -> LintReport:
             done = {f["path"] for f in flattened}
             problems = [p for p in problems if not (p.code == "nested_comments" and p.path in done)]
             fixed += flattened
+        dated = _obsidian_dates(app, notes)
+        if dated:
+            done = {f["path"] for f in dated}
+            problems = [p for p in problems if not (p.code == "zoned_date" and p.path in done)]
+            fixed += dated
     problems.extend(_cross_checks(notes, {f["path"]: f["id"] for f in fixed if "id" in f}))
     problems.extend(_secrets(app, notes))
     problems.sort(key=lambda p: (p.path, _SEVERITY_ORDER.get(p.severity, 2), p.code))
@@ -172,6 +177,37 @@ def _flatten_comments(app: App, notes: list[ParsedNote]) -> list[dict[str, str]]
         except (Conflict, UnicodeDecodeError, NotFound):
             continue
         fixed.append({"path": note.relpath, "comments": f"{len(comments)} as a list of texts"})
+    app.wrote([f["path"] for f in fixed])
+    return fixed
+
+
+def _obsidian_dates(app: App, notes: list[ParsedNote]) -> list[dict[str, str]]:
+    """Rewrite vaultmem's dates written with a zone (`…Z`, `+02:00`) in Obsidian's Date &
+    time form, UTC without a zone (the vault's convention); nothing else of the note changes.
+    A note changed since it was read is left for the next run."""
+    from vaultmem.vault.dates import note_time_of
+    from vaultmem.vault.schema import zoned_dates
+
+    fixed: list[dict[str, str]] = []
+    for note in notes:
+        if app.ghost is not None and not app.can_write(note.location):
+            continue
+        if not note.fm_ok or not zoned_dates(note.front_matter):
+            continue
+        try:
+            data, stamp = store.read_file(app.root, note.relpath)
+            parsed = parse_note(note.relpath, data)
+            if not isinstance(parsed, ParsedNote) or not parsed.fm_ok:
+                continue
+            times = {k: note_time_of(parsed.front_matter[k]) for k in zoned_dates(parsed.front_matter)}
+            changes = {k: v for k, v in times.items() if v is not None}
+            if not changes:
+                continue
+            edited = edit_note_text(data.decode("utf-8"), parsed.front_matter, changes)
+            store.replace_file(app.root, note.relpath, edited.text.encode("utf-8"), stamp)
+        except (Conflict, UnicodeDecodeError, NotFound):
+            continue
+        fixed.append({"path": note.relpath, "dates": ", ".join(sorted(changes))})
     app.wrote([f["path"] for f in fixed])
     return fixed
 

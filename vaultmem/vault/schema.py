@@ -18,6 +18,15 @@ from vaultmem.vault.merge import has_conflict_markers
 from vaultmem.vault.note import UNIT_FIELDS, ParsedNote
 
 _ISO_RE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$")
+# A time with a zone (vaultmem wrote `…Z` before issue 26): Obsidian's Date & time property
+# reads neither; `lint --fix` rewrites it in UTC without one. A bare date is a Date property.
+_ZONED_RE = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|z|[+-]\d{2}:?\d{2})$")
+DATE_KEYS = ("created", "updated", "expires", "last_validated_at")
+
+
+def zoned_dates(fm: dict[str, object]) -> list[str]:
+    """vaultmem's date keys written with a zone, which Obsidian shows as text. Pure."""
+    return [k for k in DATE_KEYS if isinstance(fm.get(k), str) and _ZONED_RE.match(str(fm[k]))]
 
 
 def check_note(note: ParsedNote, config: VaultConfig) -> list[Problem]:
@@ -59,7 +68,7 @@ def check_note(note: ParsedNote, config: VaultConfig) -> list[Problem]:
     version = fm.get("version")
     if version is not None and (isinstance(version, bool) or not isinstance(version, int) or version < 0):
         err("bad_version", f"version must be a non-negative integer, not {version!r}")
-    for key in ("created", "updated", "expires", "last_validated_at"):
+    for key in DATE_KEYS:
         value = fm.get(key)
         if value is not None and not (isinstance(value, str) and _ISO_RE.match(value)):
             warn("bad_date", f"{key} is not an ISO-8601 date: {value!r}")
@@ -71,6 +80,13 @@ def check_note(note: ParsedNote, config: VaultConfig) -> list[Problem]:
     tags = fm.get("tags")
     if tags is not None and not isinstance(tags, (list, str)):
         warn("bad_tags", "tags should be a list of strings")
+    zoned = zoned_dates(fm)
+    if zoned:
+        warn(
+            "zoned_date",
+            f"{', '.join(zoned)} written with a time zone, which Obsidian's Date & time property shows as text "
+            "(lint --fix rewrites them in UTC without one, the vault's convention)",
+        )
     if nested_comments(fm.get("comments")):
         warn(
             "nested_comments",
