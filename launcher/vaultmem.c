@@ -254,6 +254,9 @@ int main(int argc, char **argv) {
     char cwd[PATH_MAX], root[PATH_MAX], sock_path[PATH_MAX + sizeof SOCKET_REL];
     /* Python decides: a watcher already found unresponsive, or derived state kept elsewhere. */
     if (getenv(UNRESPONSIVE_ENV) != NULL || getenv(STATE_DIR_ENV) != NULL) run_python();
+    /* Run by git (a hook): git's environment (its index file, its dir) is this command's to
+       read, not the watcher's. */
+    if (getenv("GIT_INDEX_FILE") != NULL || getenv("GIT_DIR") != NULL) run_python();
     if (!forwardable(argc - 1, argv + 1) || getcwd(cwd, sizeof cwd) == NULL) run_python();
     if (!find_root(argc - 1, argv + 1, cwd, root)) run_python();
     snprintf(sock_path, sizeof sock_path, "%s%s", root, SOCKET_REL);

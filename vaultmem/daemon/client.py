@@ -363,6 +363,10 @@ def forward(argv: list[str]) -> int | None:
     one is noted in $VAULTMEM_WATCHER_UNRESPONSIVE for the command run here instead)."""
     if forwardable(argv) is None or os.environ.get(UNRESPONSIVE_ENV):
         return None
+    if os.environ.get("GIT_INDEX_FILE") or os.environ.get("GIT_DIR"):
+        # run by git (a hook): git's environment is this command's to read (review
+        # --staged reads the index git is committing), not the watcher's
+        return None
     try:
         cwd = os.getcwd()
     except OSError:

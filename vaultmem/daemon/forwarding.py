@@ -13,7 +13,9 @@ from __future__ import annotations
 
 # Commands a running watcher answers. Reads, plus `index`: the watcher owns the indexes,
 # so a reconcile asked for from outside must run inside it.
-COMMANDS = ("search", "get", "query", "reference", "status", "index")
+# `review` too: a new note's likeness in meaning to the others needs the model and the
+# vector index the watcher holds (services/review.py _same_meaning).
+COMMANDS = ("search", "get", "query", "reference", "status", "index", "review")
 # The root options that may come before the command word (cli/main.py `root`): those that
 # take a value, as `--vault X` or `--vault=X`, and flags. The last --vault names the vault.
 VAULT_OPTION = "--vault"

@@ -42,9 +42,9 @@ class CallJob:
 
 Job = CliJob | CallJob
 # Requests that may take seconds (a scan of every file, a 2 s regex, a topic's files, a
-# reconcile asked for): they wait in a lane of their own, so that searches and gets queued
+# reconcile asked for, a review of many changes): they wait in a lane of their own, so that searches and gets queued
 # behind them wait at most for the one running — not for all of them.
-SLOW_COMMANDS = ("query", "reference", "index")
+SLOW_COMMANDS = ("query", "reference", "index", "review")
 # A slow request is taken before quick ones once it has waited this long (no starvation).
 SLOW_WAIT_MAX_S = 5.0
 # The worker gives a sign of life at every step it takes (a request, a batch of a

@@ -101,6 +101,11 @@ class Indexes:
                     self._embedder = (load(self.embedding_choice()),)
         return self._embedder[0]
 
+    def model_loaded(self) -> bool:
+        """The embedding model is in memory (built here, or loaded in the background and
+        ready): using it costs milliseconds, not the seconds of loading it."""
+        return self._embedder is not None and not self.model_loading()
+
     def model_loading(self) -> bool:
         """True while the embedding model loads in the background (not for a process that
         loads it when first needed, which is every process but the watcher)."""

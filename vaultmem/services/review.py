@@ -40,6 +40,13 @@ from vaultmem.vault.secrets import find_secrets
 GHOST_EMAIL = "@vaultmem"  # the author email of a ghost's commits: `alice <alice@vaultmem>`
 DUPLICATE_QUERY_WORDS = 20  # of a new note's body, searched for notes it may repeat
 NEAR_DUPLICATE = 0.85  # word-3-gram Jaccard of two bodies (search/text.py NearDuplicates)
+# all-MiniLM-L6-v2 cosine of a new note's body to another note's best chunk (as indexed:
+# title, then text). Measured on memory-like pairs: the same fact in other words 0.81-0.90
+# ("Miso the cat will only eat salmon" / "Alice's cat is named Miso and eats only salmon":
+# 0.81; light reds and Pinot Noir reworded: 0.90), the same fact updated 0.91 (a meeting
+# moved from Tuesday to Friday); different facts on the same subject 0.50-0.65 (another
+# fact about the same cat: 0.65; the test script beside the deploy script: 0.59).
+SAME_MEANING = 0.80
 NEAR_DUPLICATE_CHECKS = 2000  # new notes checked for near-duplicates at most (a BM25 search each)
 FACT_TYPES = frozenset({"fact"})
 _SINCE = re.compile(r"^(\d+)\s*([hdw])$")
@@ -403,6 +410,37 @@ class Flagger:
             similar = jaccard(mine, shingles(" ".join((body or "").lower().split()))) if body else 0.0
             if similar >= NEAR_DUPLICATE:
                 return f"nearly repeats [[{rec.title}]] ({path}): {similar:.0%} of its wording"
+        return self._same_meaning(change, words)
+
+    def _same_meaning(self, change: NoteChange, words: str) -> str:
+        """Another note that says nearly the same in other words: the new note's text
+        embedded and its nearest notes in the vector index the caller may read, at a cosine
+        of at least SAME_MEANING. Where the model is already loaded (the watcher answers a
+        review, daemon/forwarding.py): loading it for a review would cost seconds."""
+        from vaultmem.services.search import FilterSpec, build_filters
+
+        indexes = self.app.indexes
+        if self.app.freshness.lexical_only or not indexes.model_loaded():
+            return ""
+        identity = indexes.vector_identity()
+        embedder = indexes.embedder()
+        if identity is None or embedder is None or not identity[2]:
+            return ""
+        # the body alone: another title for the same fact would pull the two apart
+        vector = embedder.embed([words[:2000]])[0]
+        index = indexes.vector_index(identity[0])
+        if self._filters is None:
+            self._filters = build_filters(self.app, FilterSpec())
+        hits = index.search(vector, self._filters, 3, indexes.note_lookup())  # only notes the caller may read
+        for hit in hits:
+            if hit.path == change.path:
+                continue
+            cosine = 1.0 - hit.distance
+            if cosine >= SAME_MEANING:
+                rec = self.app.db.by_paths([hit.path]).get(hit.path)
+                name = rec.title if rec is not None else hit.path
+                return f"says nearly what [[{name}]] says ({hit.path}), cosine {cosine:.2f}: a duplicate, or an update of it?"
+            break  # the nearest other note is not close: none further is
         return ""
 
     def _lexical_fresh(self) -> None:
