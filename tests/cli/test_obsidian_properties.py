@@ -80,8 +80,13 @@ def test_a_persons_properties_survive_every_vaultmem_write(vault: Path, cli: Cli
     assert all(OBSIDIAN_DATETIME.match(t) for t in times), times
 
 
-def test_times_vaultmem_writes_sort_as_dates(vault: Path, cli: Cli) -> None:
+def test_times_vaultmem_writes_sort_as_dates(vault: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
     from vaultmem import clock
+    from vaultmem.vault import ids as ulids
+
+    # ids made at the fixed times below must not leave the process's ULID clock in the
+    # future for later tests (monkeypatch puts the last issued id back afterwards)
+    monkeypatch.setattr(ulids, "_last", (0, 0))
 
     ids = []
     for n, seconds in enumerate([1_800_000_000, 1_700_000_000, 1_790_000_000]):

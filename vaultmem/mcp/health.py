@@ -33,7 +33,7 @@ CACHE_S = 1.0  # probes in a burst share one look: a probe costs a ping, not mor
 class Health:
     status: str  # ok | starting | degraded | unavailable
     watcher: str  # running | starting | unresponsive | none
-    model: str  # ready | loading | off (no watcher holds one: each call loads its own)
+    model: str  # ready | loading | unloaded (idle) | off (no watcher holds one: each call loads its own)
     tokens: str  # ok | unreadable
     vault: str  # ok | unreadable (vaultmem.toml)
 
@@ -55,7 +55,9 @@ def look(root: Path, starting: subprocess.Popen[bytes] | None, book: TokenBook) 
         vault = "unreadable"
     reply = ping(str(root), timeout_s=PING_S)
     if reply is not None:
-        watcher, model = "running", "loading" if reply.get("model") == "loading" else "ready"
+        # "unloaded": an idle watcher gave the model's memory back; the next call loads it
+        state = reply.get("model")
+        watcher, model = "running", state if state in ("loading", "unloaded") else "ready"
     else:
         path = connect_path(str(root))
         model = "off"
