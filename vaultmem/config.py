@@ -240,23 +240,22 @@ def parse_config(data: Mapping[str, Any]) -> VaultConfig:
 
 
 def _people(vault: Mapping[str, Any], warnings: list[str]) -> tuple[str, ...]:
-    people: list[str] = []
-    for name in _as_str_tuple(vault.get("people", []), "vault.people", warnings):
-        if is_ghost_name(name):
-            people.append(name)
-        else:
-            warnings.append(f"vault.people: {name!r} is not a valid name; ignored")
-    return tuple(people)
+    return _names(vault, "people", "name", warnings)
 
 
 def _ghosts(vault: Mapping[str, Any], warnings: list[str]) -> tuple[str, ...]:
-    ghosts: list[str] = []
-    for name in _as_str_tuple(vault.get("ghosts", []), "vault.ghosts", warnings):
+    return _names(vault, "ghosts", "ghost name", warnings)
+
+
+def _names(vault: Mapping[str, Any], key: str, what: str, warnings: list[str]) -> tuple[str, ...]:
+    """`[vault] <key>`: the valid names (ghosts and people follow one rule), a warning for each other."""
+    names: list[str] = []
+    for name in _as_str_tuple(vault.get(key, []), f"vault.{key}", warnings):
         if is_ghost_name(name):
-            ghosts.append(name)
+            names.append(name)
         else:
-            warnings.append(f"vault.ghosts: {name!r} is not a valid ghost name; ignored")
-    return tuple(ghosts)
+            warnings.append(f"vault.{key}: {name!r} is not a valid {what}; ignored")
+    return tuple(names)
 
 
 def _projects(table: Mapping[str, Any], warnings: list[str]) -> dict[str, tuple[str, ...] | None]:
@@ -326,15 +325,17 @@ def _watch(table: Mapping[str, Any], warnings: list[str]) -> tuple[bool, float, 
     if not isinstance(autostart, bool):
         warnings.append(f"watch.autostart: expected true or false, got {autostart!r}; using true")
         autostart = True
-    idle = table.get("idle_exit_minutes", 30.0)
-    if isinstance(idle, bool) or not isinstance(idle, int | float) or not 0 < idle <= 7 * 24 * 60:
-        warnings.append(f"watch.idle_exit_minutes: expected minutes in (0, 10080], got {idle!r}; using 30")
-        idle = 30.0
-    unload = table.get("unload_after_minutes", 5.0)
-    if isinstance(unload, bool) or not isinstance(unload, int | float) or not 0 < unload <= 7 * 24 * 60:
-        warnings.append(f"watch.unload_after_minutes: expected minutes in (0, 10080], got {unload!r}; using 5")
-        unload = 5.0
-    return autostart, float(idle), float(unload)
+    idle = _minutes(table, "idle_exit_minutes", 30.0, warnings)
+    unload = _minutes(table, "unload_after_minutes", 5.0, warnings)
+    return autostart, idle, unload
+
+
+def _minutes(table: Mapping[str, Any], key: str, default: float, warnings: list[str]) -> float:
+    value = table.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 7 * 24 * 60:
+        warnings.append(f"watch.{key}: expected minutes in (0, 10080], got {value!r}; using {default:g}")
+        return default
+    return float(value)
 
 
 def _git(table: Mapping[str, Any], warnings: list[str]) -> tuple[bool, float]:

@@ -63,7 +63,7 @@ def test_a_paraphrased_memory_is_flagged_by_meaning_within_the_reviewers_view(
     ok(root, "note", "delete", "Cat food", "--ghost", "alice")
     ok(root, "note", "create", "--title", "Bob's cat food", "--type", "fact", "--scope", "shared", "--body", CAT_AGAIN,
        "--source", "chat", "--ghost", "bob")  # fmt: skip
-    # the same words as alice's (0.81 to her private note, above SAME_MEANING): not for bob
+    # the same words as alice's (0.81 to her private note, above twins.SAME_MEANING): not for bob
     bobs = [f["reason"] for f in flags_of(ok(root, "review", "--ghost", "bob", **env), "Bob's cat food")]
     assert not any("Alice's cat" in r or "private" in r for r in bobs), bobs
 

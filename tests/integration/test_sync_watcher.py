@@ -5,6 +5,7 @@ answered throughout (from the indexes as they were, then as they are)."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import threading
@@ -53,7 +54,8 @@ def test_a_pull_of_a_thousand_notes_is_one_reconcile_and_searches_answer_through
     def search_meanwhile() -> None:
         while not stop.is_set():
             res = vm(two, "search", "lighthouse keeper", "--mode", "bm25", timeout=120)
-            paths = [r["summary"]["path"] for r in ok_json(res.stdout)] if res.returncode == 0 else []
+            results = json.loads(res.stdout)["results"] if res.returncode == 0 else []
+            paths = [r["summary"]["path"] for r in results]
             answers.append((res.returncode, paths))
 
     searcher = threading.Thread(target=search_meanwhile)
@@ -62,7 +64,7 @@ def test_a_pull_of_a_thousand_notes_is_one_reconcile_and_searches_answer_through
         wait_until(lambda: len(answers) >= 1, timeout=60)
         synced = vm(two, "sync", timeout=300, **GIT_ENV)
         assert synced.returncode == 0, synced.stderr
-        report = ok_json_doc(synced.stdout)
+        report = json.loads(synced.stdout)
         assert report["pulled"]["notes"] == PULLED and report["indexed"] == "synced"
         for i in (0, 437, PULLED - 1):  # indexed by the time sync returned
             found = ok(two, "search", f"burstmarker note{i}", "--mode", "bm25", "--limit", "1")["results"]
@@ -77,15 +79,3 @@ def test_a_pull_of_a_thousand_notes_is_one_reconcile_and_searches_answer_through
     assert len(changed) == 1, reconciles  # the whole burst, once
     assert int(changed[0][1]) == PULLED
     assert ok(two, "status")["index"]["pending"] == 0
-
-
-def ok_json(stdout: str) -> list[dict[str, object]]:
-    return list(ok_json_doc(stdout)["results"])
-
-
-def ok_json_doc(stdout: str) -> dict[str, object]:
-    import json
-
-    data = json.loads(stdout)
-    assert isinstance(data, dict)
-    return data

@@ -57,6 +57,9 @@ ReasonOpt = Annotated[
     str | None,
     typer.Option("--reason", help="Why this write is made, for the journal and review (or $VAULTMEM_REASON)."),
 ]
+CommitMessageOpt = Annotated[
+    str | None, typer.Option("-m", "--message", help="A line to put first in every commit message.")
+]
 PROVENANCE_MAX = 500  # characters of a model name or a reason
 
 

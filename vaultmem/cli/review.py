@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from vaultmem.cli.common import GhostOpt, JsonOpt, ModelOpt, ReasonOpt, VaultOpt, json_mode, open_app
+from vaultmem.cli.common import CommitMessageOpt, GhostOpt, JsonOpt, ModelOpt, ReasonOpt, VaultOpt, json_mode, open_app
 from vaultmem.cli.output import clean, emit, flat, plain, record
 from vaultmem.models import Change, CommitResult, HistoryResult, RevertResult, ReviewResult, to_json
 
@@ -98,9 +98,7 @@ def register(app: typer.Typer) -> None:
     @app.command("commit")
     def commit(
         ctx: typer.Context,
-        message: Annotated[
-            str | None, typer.Option("-m", "--message", help="A line to put first in every commit message.")
-        ] = None,
+        message: CommitMessageOpt = None,
         model: ModelOpt = None,
         reason: ReasonOpt = None,
         vault: VaultOpt = None,
@@ -153,9 +151,14 @@ def register(app: typer.Typer) -> None:
         return 4 if result.conflicts and not dry_run else 0
 
 
-def _render_commits(con: Any, data: CommitResult) -> None:
-    for h in data.held:
+def render_held(con: Any, held: list[dict[str, Any]]) -> None:
+    """Changes left uncommitted for a person: `held<TAB>path<TAB>reasons`."""
+    for h in held:
         record(con, "held", h.get("path"), "; ".join(h.get("reasons") or []))
+
+
+def _render_commits(con: Any, data: CommitResult) -> None:
+    render_held(con, data.held)
     if not data.commits:
         con.print("nothing to commit", markup=False)
     for c in data.commits:

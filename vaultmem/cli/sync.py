@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from vaultmem.cli.common import GhostOpt, JsonOpt, ModelOpt, ReasonOpt, VaultOpt, json_mode, open_app
+from vaultmem.cli.common import CommitMessageOpt, GhostOpt, JsonOpt, ModelOpt, ReasonOpt, VaultOpt, json_mode, open_app
 from vaultmem.cli.output import emit, plain, record
 from vaultmem.models import GitSetupResult, SyncResult
 
@@ -19,8 +19,9 @@ def _render_setup(con: Any, data: GitSetupResult) -> None:
 
 
 def _render_sync(con: Any, data: SyncResult) -> None:
-    for h in data.held:
-        record(con, "held", h.get("path"), "; ".join(h.get("reasons") or []))
+    from vaultmem.cli.review import render_held
+
+    render_held(con, data.held)
     for c in data.commits:
         record(con, "committed", c.sha[:10], c.message.split("\n", 1)[0])
     pulled = data.pulled
@@ -56,9 +57,7 @@ def register(app: typer.Typer) -> None:
             typer.Option("--include-hand-edits", help="Commit a person's uncommitted edits too (as theirs)."),
         ] = False,
         push: Annotated[bool, typer.Option("--push/--no-push", help="Push after merging (default: push).")] = True,
-        message: Annotated[
-            str | None, typer.Option("-m", "--message", help="A line to put first in every commit message.")
-        ] = None,
+        message: CommitMessageOpt = None,
         model: ModelOpt = None,
         reason: ReasonOpt = None,
         vault: VaultOpt = None,

@@ -7,6 +7,8 @@ clone). Prints paths and problems, never note contents.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
 
 from vaultmem.errors import Conflict, NotFound
 from vaultmem.index.resolve import LinkSource, NameEntry, Resolver, compute_edges
@@ -158,56 +160,55 @@ def _secret_problems(note: ParsedNote, found: list[list[object]]) -> list[Proble
 
 def _flatten_comments(app: App, notes: list[ParsedNote]) -> list[dict[str, str]]:
     """Rewrite nested comments (`- {at, by, model, text}`) as the list of texts Obsidian's
-    Properties view shows (vault/comments.py); nothing else of the note changes. A note
-    changed since it was read is left for the next run."""
-    fixed: list[dict[str, str]] = []
-    for note in notes:
-        if app.ghost is not None and not app.can_write(note.location):
-            continue
-        if not note.fm_ok or not nested_comments(note.front_matter.get("comments")):
-            continue
-        try:
-            data, stamp = store.read_file(app.root, note.relpath)
-            parsed = parse_note(note.relpath, data)
-            if not isinstance(parsed, ParsedNote) or not nested_comments(parsed.front_matter.get("comments")):
-                continue
-            comments = as_property(comments_of(parsed.front_matter["comments"]))
-            edited = edit_note_text(data.decode("utf-8"), parsed.front_matter, {"comments": comments})
-            store.replace_file(app.root, note.relpath, edited.text.encode("utf-8"), stamp)
-        except (Conflict, UnicodeDecodeError, NotFound):
-            continue
-        fixed.append({"path": note.relpath, "comments": f"{len(comments)} as a list of texts"})
-    app.wrote([f["path"] for f in fixed])
-    return fixed
+    Properties view shows (vault/comments.py)."""
+
+    def changes(fm: dict[str, Any]) -> dict[str, Any]:
+        return {"comments": as_property(comments_of(fm["comments"]))} if nested_comments(fm.get("comments")) else {}
+
+    return _rewrite_properties(app, notes, changes, lambda c: {"comments": f"{len(c['comments'])} as a list of texts"})
 
 
 def _obsidian_dates(app: App, notes: list[ParsedNote]) -> list[dict[str, str]]:
     """Rewrite vaultmem's dates written with a zone (`…Z`, `+02:00`) in Obsidian's Date &
-    time form, UTC without a zone (the vault's convention); nothing else of the note changes.
-    A note changed since it was read is left for the next run."""
+    time form, UTC without a zone (the vault's convention)."""
     from vaultmem.vault.dates import note_time_of
     from vaultmem.vault.schema import zoned_dates
 
+    def changes(fm: dict[str, Any]) -> dict[str, Any]:
+        times = {k: note_time_of(fm[k]) for k in zoned_dates(fm)}
+        return {k: v for k, v in times.items() if v is not None}
+
+    return _rewrite_properties(app, notes, changes, lambda c: {"dates": ", ".join(sorted(c))})
+
+
+def _rewrite_properties(
+    app: App,
+    notes: list[ParsedNote],
+    changes_of: Callable[[dict[str, Any]], dict[str, Any]],
+    told: Callable[[dict[str, Any]], dict[str, str]],
+) -> list[dict[str, str]]:
+    """`lint --fix` of front matter keys: each note (the caller may write) whose front matter
+    `changes_of` has changes for gets them, nothing else of it changing; `told(changes)` is
+    its `fixed` entry. A note changed since it was read is left for the next run."""
     fixed: list[dict[str, str]] = []
     for note in notes:
         if app.ghost is not None and not app.can_write(note.location):
             continue
-        if not note.fm_ok or not zoned_dates(note.front_matter):
+        if not note.fm_ok or not changes_of(note.front_matter):
             continue
         try:
             data, stamp = store.read_file(app.root, note.relpath)
             parsed = parse_note(note.relpath, data)
             if not isinstance(parsed, ParsedNote) or not parsed.fm_ok:
                 continue
-            times = {k: note_time_of(parsed.front_matter[k]) for k in zoned_dates(parsed.front_matter)}
-            changes = {k: v for k, v in times.items() if v is not None}
+            changes = changes_of(parsed.front_matter)  # as the file is now
             if not changes:
                 continue
             edited = edit_note_text(data.decode("utf-8"), parsed.front_matter, changes)
             store.replace_file(app.root, note.relpath, edited.text.encode("utf-8"), stamp)
         except (Conflict, UnicodeDecodeError, NotFound):
             continue
-        fixed.append({"path": note.relpath, "dates": ", ".join(sorted(changes))})
+        fixed.append({"path": note.relpath, **told(changes)})
     app.wrote([f["path"] for f in fixed])
     return fixed
 

@@ -24,13 +24,13 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
 
 from vaultmem.clock import iso
 from vaultmem.clock import now as utc_now
 from vaultmem.errors import InvalidInput
 from vaultmem.models import Change, Flag, ReviewResult
 from vaultmem.services.app import App
+from vaultmem.services.twins import Twins
 from vaultmem.vault.changes import NoteChange, Side, describe, scope_moved
 from vaultmem.vault.git import STAGED, WORKTREE, Git, GitError
 from vaultmem.vault.journal import JOURNAL_DIR, Entry, parse_lines, read_all, stamp
@@ -38,19 +38,6 @@ from vaultmem.vault.layout import classify
 from vaultmem.vault.secrets import find_secrets
 
 GHOST_EMAIL = "@vaultmem"  # the author email of a ghost's commits: `alice <alice@vaultmem>`
-DUPLICATE_QUERY_WORDS = 20  # of a new note's body, searched for notes it may repeat
-NEAR_DUPLICATE = 0.85  # word-3-gram Jaccard of two bodies (search/text.py NearDuplicates)
-# all-MiniLM-L6-v2 cosine of a new note's body to another note's best chunk (as indexed:
-# title, then text). Measured on memory-like pairs: the same fact in other words 0.81-0.90
-# ("Miso the cat will only eat salmon" / "Alice's cat is named Miso and eats only salmon":
-# 0.81; light reds and Pinot Noir reworded: 0.90), the same fact updated 0.91 (a meeting
-# moved from Tuesday to Friday); different facts on the same subject 0.50-0.65 (another
-# fact about the same cat: 0.65; the test script beside the deploy script: 0.59).
-SAME_MEANING = 0.80
-# new notes checked by meaning at most (an embedding and a vector search each, ~30 ms on 2
-# cores: a review of 1,000 new notes stays within seconds)
-SAME_MEANING_CHECKS = 100
-NEAR_DUPLICATE_CHECKS = 2000  # new notes checked for near-duplicates at most (a BM25 search each)
 FACT_TYPES = frozenset({"fact"})
 _SINCE = re.compile(r"^(\d+)\s*([hdw])$")
 
@@ -177,14 +164,17 @@ def _visible(app: App, old: Side, new: Side) -> tuple[Side, Side]:
         return old, new
 
     def seen(side: Side) -> Side:
-        if side.path is None:
-            return side
-        path = (
-            side.path.split("/", 2)[2] if side.path.startswith(".trash/") and side.path.count("/") >= 2 else side.path
-        )
-        return side if app.can_read(classify(path)) else Side(None, None)
+        return side if side.path is None or readable(app, side.path) else Side(None, None)
 
     return seen(old), seen(new)
+
+
+def readable(app: App, path: str) -> bool:
+    """Whether the caller may read the note at a vault path; a note in the trash by the
+    place it was deleted from."""
+    if path.startswith(".trash/") and path.count("/") >= 2:
+        path = path.split("/", 2)[2]
+    return app.can_read(classify(path))
 
 
 def journal_between(git: Git, rng: Range) -> Journal:
@@ -308,9 +298,7 @@ class Flagger:
 
     def __init__(self, app: App, git: Git, rng: Range) -> None:
         self.app, self.git, self.rng = app, git, rng
-        self._checked_duplicates = 0
-        self._checked_meaning = 0
-        self._filters: Any = None
+        self._twins = Twins(app)
 
     def blocking(self, change: NoteChange, by: list[str]) -> list[Flag]:
         """The flags that block a commit: a secret added, a move across scopes by hand."""
@@ -344,7 +332,7 @@ class Flagger:
             if dangling:
                 out.append(Flag("dangling_link", "new link to nothing: " + ", ".join(f"[[{t}]]" for t in dangling[:3])))
         if change.kind == "created" and change.new is not None:
-            twin = self._near_duplicate(change)
+            twin = self._twins.of(change)
             if twin:
                 out.append(Flag("near_duplicate", twin))
             if change.new.type in FACT_TYPES and not change.new.front_matter.get("source"):
@@ -387,79 +375,6 @@ class Flagger:
 
     def _seen(self, paths: Iterable[str]) -> list[str]:
         return sorted({p for p in paths if self.app.ghost is None or self.app.can_read(classify(p))})
-
-    def _near_duplicate(self, change: NoteChange) -> str:
-        """Another note the new one nearly repeats: its own words searched in the BM25 index
-        as it stands (read beside a watcher too: nothing is reindexed for a review), the
-        best other candidates compared word for word (3-gram Jaccard ≥ NEAR_DUPLICATE, the
-        rule that collapses near-duplicate search results)."""
-        from vaultmem.search.text import jaccard, shingles
-        from vaultmem.services.search import FilterSpec, build_filters, read_body
-
-        new = change.new
-        if new is None or self._checked_duplicates >= NEAR_DUPLICATE_CHECKS:
-            return ""
-        self._checked_duplicates += 1
-        words = " ".join(new.body.split())
-        if len(words.split()) < 3:
-            return ""
-        if self._filters is None:
-            self._lexical_fresh()
-            self._filters = build_filters(self.app, FilterSpec())
-        mine = shingles(words.lower())
-        hits = self.app.indexes.fulltext().search(" ".join(words.split()[:DUPLICATE_QUERY_WORDS]), self._filters, 3)
-        records = self.app.db.by_paths([h.path for h in hits if h.path != change.path])
-        for path, rec in records.items():
-            body = read_body(self.app, rec)
-            similar = jaccard(mine, shingles(" ".join((body or "").lower().split()))) if body else 0.0
-            if similar >= NEAR_DUPLICATE:
-                return f"nearly repeats [[{rec.title}]] ({path}): {similar:.0%} of its wording"
-        return self._same_meaning(change, words)
-
-    def _same_meaning(self, change: NoteChange, words: str) -> str:
-        """Another note that says nearly the same in other words: the new note's text
-        embedded and its nearest notes in the vector index the caller may read, at a cosine
-        of at least SAME_MEANING. Where the model is already loaded (the watcher answers a
-        review, daemon/forwarding.py): loading it for a review would cost seconds."""
-        from vaultmem.services.search import FilterSpec, build_filters
-
-        indexes = self.app.indexes
-        if self._checked_meaning >= SAME_MEANING_CHECKS:
-            return ""
-        if self.app.freshness.lexical_only or not indexes.model_loaded():
-            return ""
-        self._checked_meaning += 1
-        identity = indexes.vector_identity()
-        embedder = indexes.embedder()
-        if identity is None or embedder is None or not identity[2]:
-            return ""
-        # the body alone: another title for the same fact would pull the two apart
-        vector = embedder.embed([words[:2000]])[0]
-        index = indexes.vector_index(identity[0])
-        if self._filters is None:
-            self._filters = build_filters(self.app, FilterSpec())
-        hits = index.search(vector, self._filters, 3, indexes.note_lookup())  # only notes the caller may read
-        for hit in hits:
-            if hit.path == change.path:
-                continue
-            cosine = 1.0 - hit.distance
-            if cosine >= SAME_MEANING:
-                rec = self.app.db.by_paths([hit.path]).get(hit.path)
-                name = rec.title if rec is not None else hit.path
-                return f"says nearly what [[{name}]] says ({hit.path}), cosine {cosine:.2f}: a duplicate, or an update of it?"
-            break  # the nearest other note is not close: none further is
-        return ""
-
-    def _lexical_fresh(self) -> None:
-        """The BM25 index up to date with the files, when no watcher or indexer holds it
-        (one that does keeps it fresh itself); vectors are left to the next index."""
-        from vaultmem.errors import IndexBusy
-
-        try:
-            with self.app.lock("index", wait_s=0):
-                self.app.indexes.indexer(None).run(full=False, with_vectors=False)
-        except IndexBusy:
-            pass
 
     def _person_lines(self, change: NoteChange) -> str:
         """Lines of the old version a person wrote (git blame at the base: not a ghost's

@@ -25,8 +25,9 @@ from vaultmem.models import SyncResult
 from vaultmem.services.app import App
 from vaultmem.services.commits import commit_pending, pending_changes, refuse_mid_merge
 from vaultmem.services.gitsetup import NOTES_ATTRIBUTE, driver_command
+from vaultmem.services.review import readable
 from vaultmem.vault.git import Git, GitError
-from vaultmem.vault.layout import classify, is_note_path
+from vaultmem.vault.layout import is_note_path
 
 PUSH_ATTEMPTS = 3  # merges and pushes when the remote keeps moving under us
 
@@ -161,12 +162,8 @@ def _said(exc: GitError, app: App) -> str:
 
 
 def _shown(app: App, path: str) -> bool:
-    """Whether the caller may see the note at a vault path (a ghost: its own view)."""
-    if app.ghost is None and app.person is None:
-        return True
-    if path.startswith(".trash/") and path.count("/") >= 2:
-        path = path.split("/", 2)[2]
-    return is_note_path(path) and app.can_read(classify(path))
+    """Whether the caller may be told of the note at a vault path (review's rule)."""
+    return app.ghost is None or readable(app, path)
 
 
 def _changed_notes(app: App, git: Git, before: str | None, after: str | None) -> list[str]:
