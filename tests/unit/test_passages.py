@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vaultmem.index.analysis import term_map
-from vaultmem.search.passages import Coverage, coverage, passages
+from vaultmem.search.passages import Coverage, coverage, passage_terms, passages
 
 W = {"emb": 2.0, "file": 1.0, "canva": 1.0}  # analyzed terms (Porter: embed -> emb, canvas -> canva)
 
@@ -71,6 +71,41 @@ def test_coverage_equals_the_definition(parts: list[str], glue: str) -> None:
     assert coverage(text, weights, term_map) == _coverage_passage_by_passage(text, weights)
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=40), st.sampled_from(["", " "]))
+def test_coverage_from_passage_terms_is_the_coverage_of_the_text(parts: list[str], glue: str) -> None:
+    """A search measures coverage from the passage terms made when the note was indexed:
+    the very float scanning the text gives (== , not approx: a tie between two notes must
+    break the same way whichever way each was measured)."""
+    text = glue.join(parts)
+    weights = {"emb": 2.0, "file": 1.0, "canva": 1.0, "归档": 0.5, "архивирован": 1.5, "ไฟ": 0.7, "3.5": 0.2}
+    query = Coverage(weights, term_map)
+    assert query.of_terms(passage_terms(text, term_map)) == query(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "terms"),
+    [
+        ("Embed files.\nCanvas files too.", " emb@0 file@0 canva@1 file@1 too@1 "),
+        ("The e.g. case: 3.5 files", " e.g@0 case@1 3.5@2 file@2 "),  # stop words out, inner dots kept
+        ("归档实用", " 归档@0 档实@0 实用@0 "),  # a script without spaces: its pairs
+        ("the a of", ""),  # nothing the index keeps
+        ("", ""),
+    ],
+)
+def test_passage_terms_table(text: str, terms: str) -> None:
+    assert passage_terms(text, term_map) == terms
+
+
+def test_coverage_from_passage_terms_table() -> None:
+    query = Coverage(W, term_map)
+    for text in ("To embed a file, type ![[ and its name.", "Embed files.\nCanvas files too.", "nothing", ""):
+        assert query.of_terms(passage_terms(text, term_map)) == query(text)
+    # a term that is the start of another is not that term ("file" is not "filer")
+    assert Coverage({"file": 1.0, "x": 1.0}, term_map).of_terms(" filer@0 x@0 ") == 0.5
+    assert Coverage({}, term_map).of_terms(" emb@0 ") == 0.0
+
+
 ENGLISH_PIECES = [
     "Embed", "embedding", "files", "Filed", "canvas", "e.g.", "file.md", "x.embed", "embed.x", "the", "a", "ab",
     "abs", ". ", ": ", "; ", "\n", " ", "!", "—", "..", ".", "_", "\u0301", "\t", "overflow", "flows", "3d",
@@ -90,6 +125,7 @@ def test_one_query_over_many_english_notes_equals_the_definition(notes: list[lis
     for parts in notes:
         text = " ".join(parts)
         assert query(text) == _coverage_passage_by_passage(text, weights)
+        assert query.of_terms(passage_terms(text, term_map)) == query(text)
 
 
 PORTER_SUFFIXES = [

@@ -6,10 +6,12 @@ import re
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vaultmem.index.analysis import analyze, term_map
 from vaultmem.index.tokens import TOKEN_RE
-from vaultmem.search.text import LEAD_CHARS, NearDuplicates, best_passage, jaccard, pieces_of, shingles
+from vaultmem.search.text import LEAD_CHARS, NearDuplicates, Snippets, best_passage, jaccard, pieces_of, shingles
 
 
 def terms_of(text: str) -> list[str]:
@@ -113,6 +115,30 @@ FILLER = "This filler sentence follows every piece, so the best piece never take
 def test_best_passage_picks_the_piece_with_most_query_terms(pieces: list[str], query: str, best: int) -> None:
     body = "\n".join(f"{p}\n{FILLER}" for p in pieces)
     assert best_passage(body, terms_of(query), term_map, limit=120).startswith(pieces[best])
+
+
+SNIPPET_WORDS = [
+    "Boundary", "layers", "layer.", "heated", "heat", "models", "model:", "3.5", "x.heat", "heat.x", "the", "a",
+    "ab", "abs", "İ", "ß", "Σ", "Архивирования", "归档实用", "\u0301", "overflow", "flows", ". ", "! ", "? ",
+    "\n", "\n\n", " ", "- ", "# ", "> ", "**", "`code heat`", "[[Heat model]]", "![[heat.png]]", "_x_",
+]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from(SNIPPET_WORDS), max_size=40), min_size=1, max_size=4),
+    st.sampled_from(["boundary layer", "heat models 3.5", "ab overflow flow", "архивирования heat", "归档"]),
+)
+def test_snippets_find_the_pieces_terms_as_analyzing_every_word_does(bodies: list[list[str]], query: str) -> None:
+    """Snippets finds a piece's query terms from the words that begin as a query term's
+    stem does, remembering their meaning from body to body: the same terms per piece, so
+    the same snippet, as analyzing every word of every piece."""
+    snippets = Snippets(terms_of(query), term_map)
+    for words in bodies:
+        body = " ".join(words)
+        lows = [p.lower() for p in pieces_of(body)]
+        assert snippets._found(pieces_of(body)) == snippets.found_by_words(lows)
+        assert snippets(body) == best_passage(body, terms_of(query), term_map)
 
 
 def test_best_passage_is_about_limit_characters_and_marks_the_cut() -> None:

@@ -19,7 +19,9 @@ from vaultmem.index.chunking import Chunk, note_chunks
 from vaultmem.index.documents import IndexDoc, doc_for
 from vaultmem.index.embedder import Embedder
 from vaultmem.index.fulltext import FullTextIndex
+from vaultmem.index.passage_terms import passage_terms
 from vaultmem.index.statedb import NoteRecord, StateDB
+from vaultmem.index.statedb.passage_terms import pack_terms
 from vaultmem.index.vectors import VectorIndex, text_key
 from vaultmem.models import IndexReport
 from vaultmem.vault.note import ParsedNote
@@ -47,6 +49,12 @@ def load_body(root: Path, rec: NoteRecord, bodies: dict[str, str]) -> str | None
     if not isinstance(parsed, ParsedNote) or parsed.content_hash != rec.hash:
         return None
     return parsed.body
+
+
+def _packed_terms(body: str) -> bytes:
+    from vaultmem.index.analysis import term_map
+
+    return pack_terms(passage_terms(body, term_map))
 
 
 def error_list(db: StateDB) -> list[dict[str, str]]:
@@ -138,16 +146,19 @@ class Indexer:
         # Open the index before asking what is pending: an index found missing or in an old
         # layout is created empty and its markers are reset, so this very run refills it.
         ft = self._fulltext()
+        self._fill_passage_terms(bodies)
         todo, drop = self.db.pending("ft_hash")
         if not todo and not drop:
             return 0
         indexed: list[tuple[str, str]] = []
+        terms: list[tuple[str, str, bytes]] = []
 
         def docs() -> Iterator[IndexDoc]:
             for i, rec in enumerate(todo, 1):
                 body = load_body(self.root, rec, bodies)
                 if body is not None:
                     indexed.append((rec.path, rec.hash))
+                    terms.append((rec.path, rec.hash, _packed_terms(body)))
                     yield doc_for(rec, body)
                 if i % 250 == 0 or i == len(todo):
                     self._tick("lexical index", i, len(todo))
@@ -160,8 +171,28 @@ class Indexer:
         self.db.begin()
         self.db.mark_dropped("ft_hash", drop)
         self.db.mark_indexed("ft_hash", indexed)
+        self.db.drop_passage_terms(drop)
+        self.db.record_passage_terms(terms)
         self.db.commit()
         return len(indexed)
+
+    def _fill_passage_terms(self, bodies: dict[str, str]) -> None:
+        """Make the passage terms of every note the lexical index holds when the table
+        is not known complete (a vault indexed before it: once, ~1 ms a note)."""
+        stale = self.db.passage_terms_stale()
+        if stale is None:
+            return
+        rows = []
+        for i, rec in enumerate(stale, 1):
+            body = load_body(self.root, rec, bodies)
+            if body is not None:
+                rows.append((rec.path, rec.hash, _packed_terms(body)))
+            if i % 250 == 0 or i == len(stale):
+                self._tick("passage terms", i, len(stale))
+        self.db.begin()
+        self.db.record_passage_terms(rows)
+        self.db.passage_terms_complete()
+        self.db.commit()
 
     def sync_vectors(self, bodies: dict[str, str]) -> tuple[int, int, int, str]:
         assert self._vectors is not None and self._embedder is not None and self._vector_identity is not None

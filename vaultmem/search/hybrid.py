@@ -8,11 +8,10 @@ note the caller may not see is never a candidate, a neighbour, a snippet or a co
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar, cast
+from typing import Any
 
 from vaultmem.index.chunking import note_chunks
 from vaultmem.index.documents import Filters
@@ -21,6 +20,7 @@ from vaultmem.index.graph import LinkGraph, ReaderLinks
 from vaultmem.index.statedb import NoteRecord, StateDB
 from vaultmem.index.vectors import DenseHit, Nearest, NoteLookup, VectorIndex
 from vaultmem.models import Explain, MemoryResult, Neighbour, NoteSummary, RankPart, SearchResult, SessionTurn
+from vaultmem.search.background import Background
 from vaultmem.search.budget import ESTIMATE, pack
 from vaultmem.search.filters import DEFAULT_MODE, MODES
 from vaultmem.search.fusion import (
@@ -39,9 +39,8 @@ from vaultmem.search.fusion import (
 )
 from vaultmem.search.passages import Coverage
 from vaultmem.search.sessions import Sessions
-from vaultmem.search.text import SNIPPET_CHARS, NearDuplicates, best_passage, shorten
+from vaultmem.search.text import SNIPPET_CHARS, NearDuplicates, Snippets, shorten
 
-T = TypeVar("T")
 CANDIDATES_MIN = 50
 
 
@@ -97,32 +96,6 @@ class _Candidate:
     lexical: Any = None
     dense: DenseHit | None = None
     duplicates: list[str] = field(default_factory=list)
-
-
-class Background(Generic[T]):
-    """A call on a thread of its own; `result()` joins it and returns or raises what it did."""
-
-    def __init__(self, call: Callable[[], T]) -> None:
-        self._call = call
-        self._value: T | None = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="vaultmem-dense", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        try:
-            self._value = self._call()
-        except BaseException as exc:  # handed to the caller of result()
-            self._error = exc
-
-    def done(self) -> bool:
-        return not self._thread.is_alive()
-
-    def result(self) -> T:
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        return cast(T, self._value)
 
 
 def summary_of(rec: NoteRecord, score: float | None = None, snippet: str | None = None) -> NoteSummary:
@@ -198,10 +171,12 @@ class _Search:
         self.default_cut = opts.min_score is None and self.min_score > 0
         self.records: dict[str, NoteRecord] = {}  # every candidate's row
         self.coverages: dict[str, float] = {}  # passage coverage, by path, computed once
+        self.passage_terms: dict[str, tuple[str, str] | None] = {}  # path -> (hash, terms) as indexed
         self._coverage: Coverage | None = None  # the query's, made on first use
         self.ranked: list[str] = []  # the results' paths in rank order
         self.sessions = Sessions.of(parts.db)
         self._returned: dict[int, frozenset[str]] = {}
+        self._snippets: Snippets | None = None
 
     def run(self) -> SearchResult:
         started = time.perf_counter()
@@ -286,10 +261,25 @@ class _Search:
             if self._coverage is None:
                 weights = self.parts.fulltext.term_weights(self.query, self.filters) if self.parts.fulltext else {}
                 self._coverage = Coverage(weights, self.analyzer) if self.analyzer is not None else None
-            body = self.body_of(rec) if self._shown(rec) else None
-            found = self._coverage(body) if body and self._coverage is not None else 0.0
+            found = self._coverage_now(rec) if self._shown(rec) and self._coverage is not None else 0.0
             self.coverages[rec.path] = found
         return found
+
+    def _coverage_now(self, rec: NoteRecord) -> float:
+        """From the note's passage terms as indexed (a few string searches), else from its
+        body (a scan of the file: a note indexed without them, or changed since)."""
+        assert self._coverage is not None
+        if rec.path not in self.passage_terms:
+            # every candidate's known so far at once: one query instead of one per note
+            wanted = [p for p in dict.fromkeys([*self.lexical, *self.dense, rec.path]) if p not in self.passage_terms]
+            found = self.parts.db.passage_terms(wanted)
+            for path in wanted:
+                self.passage_terms[path] = found.get(path)
+        row = self.passage_terms[rec.path]
+        if row is not None and row[0] == rec.hash:
+            return self._coverage.of_terms(row[1])
+        body = self.body_of(rec)
+        return self._coverage(body) if body else 0.0
 
     def _matches_anyway(self, s: Scored) -> bool:
         """Kept by the default cut whatever the fused score (see __init__)."""
@@ -330,24 +320,24 @@ class _Search:
             self.rankings["bm25"] = [h.path for h in hits]
         if nearest is not None and self.lexical:
             # While the dense search runs, do for the best lexical hits what the fusion
-            # would do if they make the cut (most do): their rows, bodies, near-duplicate
-            # signatures and snippets. Only notes the caller may see.
+            # would do: their rows and passage coverage (from the indexed passage terms: a
+            # query of the state db); then, for as long as the dense side still runs, what
+            # making them results would (most are): bodies, near-duplicate signatures and
+            # snippets. Only notes the caller may see.
             ahead = parts.db.by_paths(list(self.lexical)[: 3 * opts.limit])
+            if self._uses_coverage():
+                for path in list(self.lexical)[: 3 * opts.limit]:
+                    rec = ahead.get(path)
+                    if rec is not None:
+                        self.coverage_of(rec)
             for path in list(self.lexical)[: opts.limit]:
+                if nearest.done():
+                    break  # the rest for the results only (snippet_for, choose)
                 rec = ahead.get(path)
                 body = self.body_of(rec) if rec is not None and self._shown(rec) else None
                 if body is not None:
                     self.twins.prepare(path, body)
-                    self.lexical_snippets[path] = best_passage(body, self.terms, self.analyzer)
-            # Then, for as long as the dense side still runs, the passage coverage the
-            # fusion computes first: that of the best lexical hits (the same values, earlier).
-            if self._uses_coverage():
-                for path in list(self.lexical)[: 3 * opts.limit]:
-                    rec = ahead.get(path)
-                    if nearest.done():
-                        break
-                    if rec is not None:
-                        self.coverage_of(rec)
+                    self.lexical_snippets[path] = self.snippet_of(body)
         if nearest is not None and parts.dense is not None:
             dhits = parts.dense.vectors.pick(nearest.result(), self.filters, self.depth, parts.dense.notes)
             self.dense = {h.path: h for h in dhits}
@@ -421,8 +411,13 @@ class _Search:
         if cand.lexical is None and cand.dense is not None:
             chunks = note_chunks(cand.body, str((cand.rec.extra or {}).get("prose") or ""))
             if 0 <= cand.dense.chunk < len(chunks):
-                return best_passage(chunks[cand.dense.chunk].text, self.terms, self.analyzer)
-        return best_passage(cand.body, self.terms, self.analyzer)
+                return self.snippet_of(chunks[cand.dense.chunk].text)
+        return self.snippet_of(cand.body)
+
+    def snippet_of(self, text: str) -> str:
+        if self._snippets is None:  # the query's terms are known once BM25 has run
+            self._snippets = Snippets(self.terms, self.analyzer)
+        return self._snippets(text)
 
     def render(
         self, item: tuple[_Candidate, str, Relations], snip: int | None, cap: int | None, returned: int

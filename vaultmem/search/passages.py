@@ -13,23 +13,15 @@ lets the relevance cut of search/fusion.py leave it out.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
+from vaultmem.index.passage_terms import TermMap, passage_terms, passages
 from vaultmem.index.tokens import NOSPACE_RE, WORD_CHAR, words
 from vaultmem.index.tokens import WORD_CLASS as W
 
-# Sentence ends, semicolons and colons (a list item's "Do this:" before its example), and
-# line breaks: a markdown line is a paragraph, a list item, a table row or a heading.
-PASSAGE_BREAK = re.compile(r"(?<=[.!?:;])\s+|\n+")
-# The same breaks, matched from the punctuation (no look-behind: ~6x faster to scan); a
-# passage starts where one ends.
+# The breaks of index/passage_terms.py's PASSAGE_BREAK, matched from the punctuation (no
+# look-behind: ~6x faster to scan); a passage starts where one ends.
 BREAK_END = re.compile(r"\n+|[.!?:;]\s+")
-
-TermMap = Callable[[Iterable[str]], Mapping[str, str]]  # lower-cased words -> their index terms
-
-
-def passages(text: str) -> list[str]:
-    return [p for p in PASSAGE_BREAK.split(text) if p.strip()]
 
 
 def coverage(text: str, weights: Mapping[str, float], term_map: TermMap) -> float:
@@ -56,8 +48,7 @@ class Coverage:
         # When every term is such a word, a note's words that can mean one are found by a
         # search for those beginnings: far fewer than the note's words, which are then
         # neither split out nor analyzed (most of the time this took, at 50k notes).
-        english = self._prefixes and all(p and p[0] < "\u0400" and "." not in p for p in self._prefixes)
-        self._starts = _word_starts(self._prefixes) if english else None
+        self._starts = english_starts(self.weights)
 
     def __call__(self, text: str) -> float:
         if self.total <= 0:
@@ -78,6 +69,24 @@ class Coverage:
             return self._best([terms])
         found.sort()
         return self._best(_passages_of(low, found))
+
+    def of_terms(self, terms: str) -> float:
+        """The coverage of the text whose `passage_terms` are `terms`: what calling this
+        object on the text returns, to the last bit (each passage's weights are summed in
+        the weights' order, as `_best` sums them)."""
+        if self.total <= 0:
+            return 0.0
+        sums: dict[str, float] = {}
+        for term, weight in self.weights.items():
+            needle = f" {term}@"
+            at = terms.find(needle)
+            while at != -1:
+                start = at + len(needle)
+                end = terms.find(" ", start)
+                passage = terms[start:end]
+                sums[passage] = sums.get(passage, 0) + weight
+                at = terms.find(needle, end)
+        return min(max(sums.values(), default=0.0) / self.total, 1.0)
 
     def _meaning_of(self, word: str) -> str | None:
         meaning = self._meaning
@@ -109,6 +118,14 @@ class Coverage:
                 if best >= 1.0:
                     break
         return min(best, 1.0)
+
+
+def english_starts(terms: Iterable[str]) -> re.Pattern[str] | None:
+    """A pattern of the words that can mean one of `terms` (see Coverage), when every term
+    is an English one; else None (a word must then be analyzed to know)."""
+    prefixes = {_stem_prefix(t) for t in terms}
+    english = prefixes and all(p and p[0] < "\u0400" and "." not in p for p in prefixes)
+    return _word_starts(prefixes) if english else None
 
 
 def _stem_prefix(term: str) -> str:
@@ -169,4 +186,4 @@ def _whole_word(text: str, start: int, end: int, size: int) -> bool:
     return not (end < size and (match(text, end) or (text[end] == "." and end + 1 < size and match(text, end + 1))))
 
 
-__all__ = ["Coverage", "coverage", "passages"]
+__all__ = ["Coverage", "coverage", "passage_terms", "passages"]  # passage_terms, passages: re-exported

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from vaultmem.index.tokens import words
+from vaultmem.index.tokens import NOSPACE_RE, words
 
 _WORD_RE = re.compile(r"\w+", re.UNICODE)
 _SPLIT_RE = re.compile(r"(?=\s)(?:(?<=[.!?])\s+|\n+)")  # the lookahead: ~2x faster, same splits
@@ -109,29 +110,78 @@ def best_passage(body: str, terms: Sequence[str], term_map: TermMap | None, limi
     """The stretch of the body that holds the most query terms, about `limit` characters.
 
     A piece scores 10 per distinct query term it holds (as the analyzer sees them), plus 1
-    per 100 characters up to 2. The body's distinct words are analyzed once, not piece by
-    piece: a search scores ~60 pieces of each of ten or more bodies."""
-    pieces = pieces_of(body)
-    if not pieces:
-        return ""
-    wanted = set(terms)
-    best_i, best_score = 0, -1
-    if wanted and term_map is not None:
-        tokens = [words(piece.lower()) for piece in pieces]
-        hits = {word: term for word, term in term_map(set().union(*tokens)).items() if term in wanted}
-        for i, piece in enumerate(pieces):
-            found = {hits[w] for w in tokens[i] if w in hits} if hits else ()
-            score = len(found) * 10 + min(len(piece), 200) // 100
-            if score > best_score:
-                best_i, best_score = i, score
-    text = pieces[best_i]
-    j = best_i + 1
-    while len(text) < limit and j < len(pieces):
-        text += " " + pieces[j]
-        j += 1
-    if best_i > 0 and len(text) < limit // 2:
-        text = pieces[best_i - 1] + " " + text
-    return shorten(text, limit)
+    per 100 characters up to 2. One body; `Snippets` does many for one query."""
+    return Snippets(terms, term_map)(body, limit)
+
+
+class Snippets:
+    """`best_passage` of one query over body after body (a search makes ten or more): the
+    pieces' query terms are found from the words that begin as a query term's stem does
+    (passages.Coverage finds them the same way, and the same words), remembering what each
+    word means from one body to the next, instead of splitting every piece into words and
+    analyzing them all; the same snippet, in about half the time."""
+
+    def __init__(self, terms: Sequence[str], term_map: TermMap | None) -> None:
+        from vaultmem.search.passages import english_starts
+
+        self.wanted = set(terms)
+        self.term_map = term_map
+        self._starts = english_starts(self.wanted) if self.wanted and term_map is not None else None
+        self._meaning: dict[str, str | None] = {}
+
+    def __call__(self, body: str, limit: int = SNIPPET_CHARS) -> str:
+        pieces = pieces_of(body)
+        if not pieces:
+            return ""
+        best_i = 0
+        if self.wanted and self.term_map is not None:
+            found = self._found(pieces)
+            best_score = -1
+            for i, piece in enumerate(pieces):
+                score = len(found[i]) * 10 + min(len(piece), 200) // 100
+                if score > best_score:
+                    best_i, best_score = i, score
+        text = pieces[best_i]
+        j = best_i + 1
+        while len(text) < limit and j < len(pieces):
+            text += " " + pieces[j]
+            j += 1
+        if best_i > 0 and len(text) < limit // 2:
+            text = pieces[best_i - 1] + " " + text
+        return shorten(text, limit)
+
+    def _found(self, pieces: list[str]) -> list[set[str]]:
+        """The query terms each piece holds."""
+        lows = [p.lower() for p in pieces]
+        if self._starts is None or any(NOSPACE_RE.search(low) for low in lows):
+            return self.found_by_words(lows)
+        joined = "\n".join(lows)  # a line break: no word runs from one piece into the next
+        starts, at = [], 0
+        for low in lows:
+            starts.append(at)
+            at += len(low) + 1
+        out: list[set[str]] = [set() for _ in pieces]
+        meaning = self._meaning_of
+        for m in self._starts.finditer(joined):
+            term = meaning(m.group())
+            if term is not None:
+                out[bisect_right(starts, m.start()) - 1].add(term)
+        return out
+
+    def found_by_words(self, lows: list[str]) -> list[set[str]]:
+        """The query terms each (lower-cased) piece holds, from all of its words: any script."""
+        assert self.term_map is not None
+        tokens = [words(low) for low in lows]
+        hits = {word: term for word, term in self.term_map(set().union(*tokens)).items() if term in self.wanted}
+        return [{hits[w] for w in toks if w in hits} if hits else set() for toks in tokens]
+
+    def _meaning_of(self, word: str) -> str | None:
+        found = self._meaning.get(word, "")
+        if found == "":
+            assert self.term_map is not None
+            term = self.term_map([word]).get(word)
+            found = self._meaning[word] = term if term in self.wanted else None
+        return found
 
 
 def shingles(text: str, size: int = 3) -> set[tuple[str, ...]]:

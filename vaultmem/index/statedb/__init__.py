@@ -20,6 +20,7 @@ from vaultmem.index.healing import Damaged, sqlite_problem
 from vaultmem.index.statedb.edges import EdgeRows
 from vaultmem.index.statedb.embedding_cache import EmbeddingCache
 from vaultmem.index.statedb.files import FileRows
+from vaultmem.index.statedb.passage_terms import PassageTermRows
 from vaultmem.index.statedb.progress import IndexProgress
 from vaultmem.index.statedb.records import (
     _COMPANIONS,
@@ -51,7 +52,7 @@ __all__ = [
 ]
 
 
-class StateDB(FileRows, IndexProgress, EdgeRows):
+class StateDB(FileRows, IndexProgress, EdgeRows, PassageTermRows):
     """Thin access layer over the SQLite file. Not thread-safe; one per thread/process."""
 
     def __init__(self, path: Path) -> None:
@@ -108,7 +109,7 @@ class StateDB(FileRows, IndexProgress, EdgeRows):
             # Derived state: an old layout is dropped and rebuilt, never migrated.
             self.conn.executescript(
                 "DROP TABLE files; DROP TABLE edges; DROP TABLE meta; DROP TABLE IF EXISTS writes; "
-                "DROP TABLE IF EXISTS edge_log;"
+                "DROP TABLE IF EXISTS edge_log; DROP TABLE IF EXISTS passage_terms;"
             )
             self.conn.executescript(_SCHEMA)
             self.set_meta("schema_version", SCHEMA_VERSION)

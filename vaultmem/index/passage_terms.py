@@ -1,0 +1,38 @@
+"""A note's index terms by passage (sentence or line), made once when the note is
+indexed: search/passages.py measures from them how much of a query one passage says,
+without reading the note's file at search time. Pure, stdlib only."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+
+from vaultmem.index.tokens import words
+
+# Sentence ends, semicolons and colons (a list item's "Do this:" before its example), and
+# line breaks: a markdown line is a paragraph, a list item, a table row or a heading.
+PASSAGE_BREAK = re.compile(r"(?<=[.!?:;])\s+|\n+")
+
+TermMap = Callable[[Iterable[str]], Mapping[str, str]]  # lower-cased words -> their index terms
+
+
+def passages(text: str) -> list[str]:
+    return [p for p in PASSAGE_BREAK.split(text) if p.strip()]
+
+
+def passage_terms(text: str, term_map: TermMap) -> str:
+    """The index terms of each passage of `text`, for `Coverage.of_terms`: each distinct
+    term of passage i as ` term@i`, in order, the whole framed by spaces (no term holds a
+    space or an `@`). Made once when a note is indexed (index/engine.py), so a search
+    reads a few hundred bytes per candidate instead of scanning its body: the same
+    coverage, found with a handful of string searches (tests/unit/test_passages.py checks
+    both ways agree)."""
+    per_passage = [words(p) for p in passages(text.lower())]
+    meaning = term_map({w for ws in per_passage for w in ws})
+    out: list[str] = []
+    for i, ws in enumerate(per_passage):
+        out.extend(f"{t}@{i}" for t in dict.fromkeys(meaning[w] for w in ws if w in meaning))
+    return f" {' '.join(out)} " if out else ""
+
+
+__all__ = ["PASSAGE_BREAK", "TermMap", "passage_terms", "passages"]
