@@ -58,7 +58,7 @@ def _scanning_fails(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_every_indexed_note_has_its_passage_terms(vault: tuple[Cli, Path]) -> None:
-    cli, db = vault
+    _cli, db = vault
     with sqlite3.connect(db) as conn:
         notes = dict(conn.execute("SELECT path, hash FROM files WHERE status='note'"))
     assert _rows(db) == notes and len(notes) == 24

@@ -83,6 +83,22 @@ def test_coverage_from_passage_terms_is_the_coverage_of_the_text(parts: list[str
     assert query.of_terms(passage_terms(text, term_map)) == query(text)
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=40), st.sampled_from(["", " "]))
+def test_passage_analysis_counts_the_terms_analyze_gives(parts: list[str], glue: str) -> None:
+    """The indexer counts a body's terms for BM25 from the same pass that makes its
+    passage terms: the counts of analyzing the whole text."""
+    from collections import Counter
+
+    from vaultmem.index.analysis import analyze
+    from vaultmem.index.passage_terms import passage_analysis
+
+    text = glue.join(parts)
+    counts, terms = passage_analysis(text, term_map)
+    assert counts == Counter(analyze(text))
+    assert terms == passage_terms(text, term_map)
+
+
 @pytest.mark.parametrize(
     ("text", "terms"),
     [

@@ -64,6 +64,19 @@ def term_map(tokens: Iterable[str]) -> dict[str, str]:
     return dict(zip(kept, map(_stem, kept), strict=True))
 
 
+class Analyzed(str):
+    """A text with its term counts (`Counter(analyze(text))`), made where the text was
+    analyzed for something else too (index/engine.py: a body's passage terms), so that
+    FastText does not analyze it again."""
+
+    counts: Counter[str]
+
+    def __new__(cls, text: str, counts: Counter[str]) -> Analyzed:
+        made = super().__new__(cls, text)
+        made.counts = counts
+        return made
+
+
 class FastText(fields.TEXT):
     """A TEXT field that stores term frequencies but no positions (queries are bags of
     words; positions would double indexing time and postings size), counting terms with
@@ -73,9 +86,11 @@ class FastText(fields.TEXT):
         super().__init__(analyzer=StemmingAnalyzer(), phrase=False, field_boost=boost)
 
     def index(self, value: Any, **kwargs: Any) -> Generator[tuple[bytes, int, float | int, bytes], Any, None]:
-        text = value if isinstance(value, str) else " ".join(value)
+        counts = getattr(value, "counts", None)  # an Analyzed text's: counted already
+        if counts is None:
+            counts = Counter(analyze(value if isinstance(value, str) else " ".join(value)))
         boost = self.format.field_boost if self.format is not None else 1.0
-        for word, freq in Counter(analyze(text)).items():
+        for word, freq in counts.items():
             yield word.encode("utf-8"), freq, freq * boost, pack_uint(freq)
 
 

@@ -6,6 +6,7 @@ class, scope, types, tags, project, dates, trust, confidence, importance and exp
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -38,6 +39,8 @@ class IndexDoc:
     hash: str
     prose: str = ""  # sentence-like front matter text (description, summary)
     when: str = ""  # a dated memory's day in words (event_words): BM25 only
+    # Counter(analyze(body)) when the indexer counted it already (engine.py), else None
+    body_counts: Counter[str] | None = None
 
 
 # Memories whose `created` is when the thing happened (services/writes.py: a write's
@@ -79,7 +82,7 @@ def dated_epoch(rec: NoteRecord) -> int:
     return stated if stated is not None else rec.mtime_ns // 1_000_000_000
 
 
-def doc_for(rec: NoteRecord, body: str) -> IndexDoc:
+def doc_for(rec: NoteRecord, body: str, body_counts: Counter[str] | None = None) -> IndexDoc:
     mtime = rec.mtime_ns // 1_000_000_000
     created = to_epoch(rec.created, None)
     updated = to_epoch(rec.updated, None)
@@ -105,6 +108,7 @@ def doc_for(rec: NoteRecord, body: str) -> IndexDoc:
         hash=rec.hash,
         prose=str((rec.extra or {}).get("prose") or ""),
         when=event_words(created) if created is not None and rec.type in DATED_TYPES else "",
+        body_counts=body_counts,
     )
 
 
@@ -128,3 +132,15 @@ class Filters:
     min_confidence: float | None = None
     min_importance: float | None = None
     include_expired: bool = False
+
+
+def body_text(doc: IndexDoc) -> str:
+    """The `body` field's text: the body, and a dated memory's day in words. Counted
+    already when the indexer analyzed the body (analysis.Analyzed)."""
+    text = f"{doc.body}\n{doc.when}" if doc.when else doc.body
+    if doc.body_counts is None:
+        return text
+    from vaultmem.index.analysis import Analyzed, analyze
+
+    counts = doc.body_counts + Counter(analyze(doc.when)) if doc.when else doc.body_counts
+    return Analyzed(text, counts)

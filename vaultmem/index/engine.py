@@ -19,7 +19,7 @@ from vaultmem.index.chunking import Chunk, note_chunks
 from vaultmem.index.documents import IndexDoc, doc_for
 from vaultmem.index.embedder import Embedder
 from vaultmem.index.fulltext import FullTextIndex
-from vaultmem.index.passage_terms import passage_terms
+from vaultmem.index.passage_terms import passage_analysis, passage_terms
 from vaultmem.index.statedb import NoteRecord, StateDB
 from vaultmem.index.statedb.passage_terms import pack_terms
 from vaultmem.index.vectors import VectorIndex, text_key
@@ -49,12 +49,6 @@ def load_body(root: Path, rec: NoteRecord, bodies: dict[str, str]) -> str | None
     if not isinstance(parsed, ParsedNote) or parsed.content_hash != rec.hash:
         return None
     return parsed.body
-
-
-def _packed_terms(body: str) -> bytes:
-    from vaultmem.index.analysis import term_map
-
-    return pack_terms(passage_terms(body, term_map))
 
 
 def error_list(db: StateDB) -> list[dict[str, str]]:
@@ -150,6 +144,8 @@ class Indexer:
         todo, drop = self.db.pending("ft_hash")
         if not todo and not drop:
             return 0
+        from vaultmem.index.analysis import term_map
+
         indexed: list[tuple[str, str]] = []
         terms: list[tuple[str, str, bytes]] = []
 
@@ -158,8 +154,9 @@ class Indexer:
                 body = load_body(self.root, rec, bodies)
                 if body is not None:
                     indexed.append((rec.path, rec.hash))
-                    terms.append((rec.path, rec.hash, _packed_terms(body)))
-                    yield doc_for(rec, body)
+                    counts, found = passage_analysis(body, term_map)
+                    terms.append((rec.path, rec.hash, pack_terms(found)))
+                    yield doc_for(rec, body, counts)
                 if i % 250 == 0 or i == len(todo):
                     self._tick("lexical index", i, len(todo))
 
@@ -182,11 +179,13 @@ class Indexer:
         stale = self.db.passage_terms_stale()
         if stale is None:
             return
+        from vaultmem.index.analysis import term_map
+
         rows = []
         for i, rec in enumerate(stale, 1):
             body = load_body(self.root, rec, bodies)
             if body is not None:
-                rows.append((rec.path, rec.hash, _packed_terms(body)))
+                rows.append((rec.path, rec.hash, pack_terms(passage_terms(body, term_map))))
             if i % 250 == 0 or i == len(stale):
                 self._tick("passage terms", i, len(stale))
         self.db.begin()

@@ -18,7 +18,7 @@ from dataclasses import field as dataclass_field
 from pathlib import Path
 from typing import Any
 
-from vaultmem.index.documents import Filters, IndexDoc
+from vaultmem.index.documents import Filters, IndexDoc, body_text
 from vaultmem.index.filter_rules import whoosh_query
 from vaultmem.index.healing import Damaged
 from vaultmem.paths import WHOOSH_SCHEMA
@@ -230,7 +230,7 @@ class FullTextIndex:
                     tagset=",".join(doc.tags),
                     # A dated memory's day in words counts as its text: a question names
                     # the day as it names the rest ("what did Nate make on 9 November?")
-                    body=f"{doc.body}\n{doc.when}" if doc.when else doc.body,
+                    body=body_text(doc),
                     type=doc.type,
                     scope=doc.scope,
                     owner=doc.owner,
