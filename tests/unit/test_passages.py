@@ -241,10 +241,11 @@ STEMS = [
 
 
 def test_an_english_word_starts_with_its_stems_prefix() -> None:
-    """Passage coverage looks up only the English words that start with a query term's
-    stem less three characters (passages._stem_prefix): Porter rewrites at most a word's
-    last two characters ("sensybiliti" -> "sensyble"), so no word that means the term is
-    skipped. Every pair of Porter's suffixes on a set of stems, with a third ending."""
+    """Passage coverage and snippets look up only the English words that start with a
+    query term's stem less two characters (passages._stem_prefix): Porter rewrites at most
+    the last two characters of what it keeps ("sensybiliti" -> "sensyble"), so no word
+    that means the term is skipped. Every pair of Porter's suffixes on a set of stems, with
+    a third ending."""
     from vaultmem.index.analysis import _stem
     from vaultmem.search.passages import _stem_prefix
 

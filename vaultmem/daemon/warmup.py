@@ -52,6 +52,9 @@ class WarmUp(WatcherBase):
             if not self.cold_segments:
                 seconds = time.monotonic() - (self._warming_since or time.monotonic())
                 log.info("posting lists decoded: %d held (%.2f s)", fulltext.postings_held, seconds)
+                if self.app.db.get_meta("vector_fingerprint") is not None:
+                    # and what a dense search looks up of each note (a request may cut it short)
+                    self.app.indexes.views.warm_note_lookup(self.app.db, self._idle)
                 self._trim(True)  # the decoding's temporary arrays
                 with contextlib.suppress(OSError):
                     self.status.write()

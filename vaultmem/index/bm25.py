@@ -54,6 +54,16 @@ def top(scores: Floats, allowed: npt.NDArray[np.bool_], limit: int) -> list[tupl
     return [(int(candidates[i]), float(scores[candidates[i]])) for i in order]
 
 
+# Postings held merged over a searcher's segments (SegmentCache.merged): ~16 bytes each.
+MERGED_MAX = 500_000
+
+
+class Leaves(tuple[tuple[Any, int], ...]):
+    """A searcher's (segment reader, first global docnum) pairs (SegmentCache.leaves_of)."""
+
+    __slots__ = ()
+
+
 class SegmentCache:
     """Decoded field lengths and posting lists of each segment, kept while the segment
     exists: whole segments decoded ahead (`add_segment`, by FullTextIndex.warm) and, for
@@ -65,6 +75,13 @@ class SegmentCache:
         self._held = 0
         self._whole: dict[str, WholeSegment] = {}
         self.max_postings = max_postings  # of the lists searches read; ~16 bytes each
+        # One searcher's leaves and, for it, each (field, term)'s postings over all of its
+        # segments: a search reads a term's list twice (its scores, its document frequency)
+        # and the next search reads common words again; at 10k notes a full build leaves
+        # ~13 segments, so each read was ~13 lookups and a concatenation.
+        self._leaves: tuple[Any, Leaves] | None = None
+        self._merged: OrderedDict[tuple[str, str], tuple[Ints, Floats]] = OrderedDict()
+        self._merged_held = 0
 
     def lengths(self, reader: Any, field: str) -> Floats:
         import numpy as np
@@ -95,6 +112,30 @@ class SegmentCache:
             _, (ids, _) = self._postings.popitem(last=False)
             self._held -= len(ids)
         return got
+
+    def leaves_of(self, searcher: Any) -> Leaves:
+        """The searcher's segments with their first global docnum, the same object for as
+        long as the searcher is (term_postings keeps what it merged for it)."""
+        if self._leaves is None or self._leaves[0] is not searcher:
+            self._leaves = (searcher, Leaves((sub.reader(), offset) for sub, offset in searcher.leaf_searchers()))
+            self._merged.clear()
+            self._merged_held = 0
+        return self._leaves[1]
+
+    def merged(self, leaves: Leaves, field: str, term: str) -> tuple[Ints, Floats] | None:
+        if self._leaves is None or self._leaves[1] is not leaves:
+            return None
+        got = self._merged.get((field, term))
+        if got is not None:
+            self._merged.move_to_end((field, term))
+        return got
+
+    def keep_merged(self, field: str, term: str, got: tuple[Ints, Floats]) -> None:
+        self._merged[(field, term)] = got
+        self._merged_held += len(got[0])
+        while self._merged_held > MERGED_MAX and len(self._merged) > 1:
+            _, (ids, _) = self._merged.popitem(last=False)
+            self._merged_held -= len(ids)
 
     def add_segment(self, reader: Any, whole: WholeSegment) -> None:
         """Hold every posting list of a segment's fields: a search then reads none of that
@@ -249,7 +290,7 @@ def score(
     scores = np.zeros(searcher.doc_count_all(), dtype=np.float64)
     if n == 0:
         return scores
-    leaves = [(sub.reader(), offset) for sub, offset in searcher.leaf_searchers()]
+    leaves = cache.leaves_of(searcher)
     for field, boost in boosts.items():
         lengths = field_lengths(leaves, field, cache, len(scores))
         avgfl = float(lengths[visible].sum()) / n or 1.0
@@ -277,9 +318,14 @@ def field_lengths(leaves: Sequence[tuple[Any, int]], field: str, cache: SegmentC
 
 
 def term_postings(leaves: Sequence[tuple[Any, int]], field: str, term: str, cache: SegmentCache) -> tuple[Ints, Floats]:
-    """Global docnums and term weights of one term in one field, over every segment."""
+    """Global docnums and term weights of one term in one field, over every segment
+    (kept for the searcher when `leaves` are its SegmentCache.leaves_of)."""
     import numpy as np
 
+    if isinstance(leaves, Leaves):
+        got = cache.merged(leaves, field, term)
+        if got is not None:
+            return got
     ids, weights = [], []
     for reader, offset in leaves:
         seg_ids, seg_weights = cache.postings(reader, field, term)
@@ -287,8 +333,12 @@ def term_postings(leaves: Sequence[tuple[Any, int]], field: str, term: str, cach
             ids.append(seg_ids + offset)
             weights.append(seg_weights)
     if not ids:
-        return np.empty(0, np.int64), np.empty(0, np.float64)
-    return np.concatenate(ids), np.concatenate(weights)
+        got = np.empty(0, np.int64), np.empty(0, np.float64)
+    else:
+        got = np.concatenate(ids), np.concatenate(weights)
+    if isinstance(leaves, Leaves):
+        cache.keep_merged(field, term, got)
+    return got
 
 
 def document_frequencies(

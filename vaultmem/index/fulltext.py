@@ -397,7 +397,7 @@ class FullTextIndex:
             self._segments = bm25.SegmentCache()
         visible = self._visible_docs(searcher, filters)
         n = int(visible.sum())
-        leaves = [(sub.reader(), offset) for sub, offset in searcher.leaf_searchers()]
+        leaves = self._segments.leaves_of(searcher)
         df = bm25.document_frequencies(leaves, tuple(FIELD_BOOSTS), terms, self._segments, visible)
         return {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in terms}
 

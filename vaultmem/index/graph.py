@@ -60,6 +60,11 @@ class LinkGraph:
             found = self._steps[key] = self._neighbours(path, relation)
         return found
 
+    def step(self, path: str, relation: str, reader: ReaderLinks | None = None) -> list[str]:
+        """The notes one hop away by `relation`, visible or not (for reading their rows
+        together before `expand` asks about each)."""
+        return self._reader_step(path, relation, reader)
+
     def _reader_step(self, path: str, relation: str, reader: ReaderLinks | None) -> list[str]:
         found = self._step(path, relation)
         if reader is None:

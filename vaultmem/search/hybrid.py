@@ -381,6 +381,11 @@ class _Search:
         graph = self.parts.graph() if chosen and opts.graph_depth > 0 else None
         reader = self.parts.reader_links() if graph is not None and self.parts.reader_links else None
         wanted = dict(zip(RELATIONS, (opts.include_parent, opts.include_links_in, opts.include_links_out), strict=True))
+        if graph is not None:  # the rows of the first hop's notes in one query, not one each
+            near = {
+                p for c in chosen for name in RELATIONS if wanted[name] for p in graph.step(c.rec.path, name, reader)
+            }
+            self.neighbour_records.update(self.parts.db.by_paths(p for p in near if p not in self.neighbour_records))
         return [
             {
                 **{

@@ -129,9 +129,10 @@ def english_starts(terms: Iterable[str]) -> re.Pattern[str] | None:
 
 
 def _stem_prefix(term: str) -> str:
-    """What every English word whose stem is `term` starts with: Porter never changes a
-    word's first character, nor a word of two characters."""
-    return term[: max(len(term) - 3, 1)]
+    """What every English word whose stem is `term` starts with: Porter rewrites at most
+    the last two characters of what it keeps of a word ("sensybiliti" -> "sensyble"),
+    never a word's first character, nor a word of two characters."""
+    return term[: max(len(term) - 2, 1)]
 
 
 def _word_starts(prefixes: Iterable[str]) -> re.Pattern[str]:
