@@ -102,7 +102,7 @@ def test_passage_analysis_counts_the_terms_analyze_gives(parts: list[str], glue:
 @pytest.mark.parametrize(
     ("text", "terms"),
     [
-        ("Embed files.\nCanvas files too.", " emb@0 file@0 canva@1 file@1 too@1 "),
+        ("Embed files.\nCanvas files too.", " emb@0 file@0,1 canva@1 too@1 "),
         ("The e.g. case: 3.5 files", " e.g@0 case@1 3.5@2 file@2 "),  # stop words out, inner dots kept
         ("归档实用", " 归档@0 档实@0 实用@0 "),  # a script without spaces: its pairs
         ("the a of", ""),  # nothing the index keeps
@@ -119,6 +119,8 @@ def test_coverage_from_passage_terms_table() -> None:
         assert query.of_terms(passage_terms(text, term_map)) == query(text)
     # a term that is the start of another is not that term ("file" is not "filer")
     assert Coverage({"file": 1.0, "x": 1.0}, term_map).of_terms(" filer@0 x@0 ") == 0.5
+    # the best passage's share, not the sum over passages
+    assert Coverage({"a1": 1.0, "b1": 1.0, "c1": 2.0}, term_map).of_terms(" a1@0,2 b1@2 c1@1 ") == 0.5
     assert Coverage({}, term_map).of_terms(" emb@0 ") == 0.0
 
 

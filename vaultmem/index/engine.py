@@ -21,7 +21,6 @@ from vaultmem.index.embedder import Embedder
 from vaultmem.index.fulltext import FullTextIndex
 from vaultmem.index.passage_terms import passage_analysis, passage_terms
 from vaultmem.index.statedb import NoteRecord, StateDB
-from vaultmem.index.statedb.passage_terms import pack_terms
 from vaultmem.index.vectors import VectorIndex, text_key
 from vaultmem.models import IndexReport
 from vaultmem.vault.note import ParsedNote
@@ -147,7 +146,7 @@ class Indexer:
         from vaultmem.index.analysis import term_map
 
         indexed: list[tuple[str, str]] = []
-        terms: list[tuple[str, str, bytes]] = []
+        terms: list[tuple[str, str, str]] = []
 
         def docs() -> Iterator[IndexDoc]:
             for i, rec in enumerate(todo, 1):
@@ -155,7 +154,7 @@ class Indexer:
                 if body is not None:
                     indexed.append((rec.path, rec.hash))
                     counts, found = passage_analysis(body, term_map)
-                    terms.append((rec.path, rec.hash, pack_terms(found)))
+                    terms.append((rec.path, rec.hash, found))
                     yield doc_for(rec, body, counts)
                 if i % 250 == 0 or i == len(todo):
                     self._tick("lexical index", i, len(todo))
@@ -185,7 +184,7 @@ class Indexer:
         for i, rec in enumerate(stale, 1):
             body = load_body(self.root, rec, bodies)
             if body is not None:
-                rows.append((rec.path, rec.hash, pack_terms(passage_terms(body, term_map))))
+                rows.append((rec.path, rec.hash, passage_terms(body, term_map)))
             if i % 250 == 0 or i == len(stale):
                 self._tick("passage terms", i, len(stale))
         self.db.begin()

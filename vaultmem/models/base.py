@@ -68,25 +68,41 @@ def inline(default_factory: Callable[[], Any] | None = None) -> Any:
 
 def to_json(value: Any) -> Any:
     """JSON-ready data (dicts, lists, str, numbers, bools, None) from a result."""
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
     if is_dataclass(value) and not isinstance(value, type):
         out: dict[str, Any] = {}
-        for f in fields(value):
-            item = getattr(value, f.name)
-            meta = f.metadata
-            if _OMIT in meta and meta[_OMIT](item):
+        for name, key, omit, inline_ in _plan(type(value)):
+            item = getattr(value, name)
+            if omit is not None and omit(item):
                 continue
-            if meta.get(_INLINE):
+            if inline_:
                 inner = to_json(item)
                 if isinstance(inner, dict):
                     out.update(inner)
                 continue
-            out[meta.get(_KEY, f.name)] = to_json(item)
+            out[key] = to_json(item)
         return out
     if isinstance(value, (list, tuple)):
         return [to_json(v) for v in value]
     if isinstance(value, Mapping):
         return {k: to_json(v) for k, v in value.items()}
     return value
+
+
+_PLANS: dict[type, tuple[tuple[str, str, Callable[[Any], bool] | None, bool], ...]] = {}
+
+
+def _plan(cls: type) -> tuple[tuple[str, str, Callable[[Any], bool] | None, bool], ...]:
+    """Each field of a result class as (name, JSON key, omit test, inline): read from its
+    metadata once per class (dataclasses.fields() each time cost ~40% of rendering)."""
+    plan = _PLANS.get(cls)
+    if plan is None:
+        plan = _PLANS[cls] = tuple(
+            (f.name, f.metadata.get(_KEY, f.name), f.metadata.get(_OMIT), bool(f.metadata.get(_INLINE)))
+            for f in fields(cls)
+        )
+    return plan
 
 
 class Result:

@@ -78,14 +78,12 @@ class Coverage:
             return 0.0
         sums: dict[str, float] = {}
         for term, weight in self.weights.items():
-            needle = f" {term}@"
-            at = terms.find(needle)
-            while at != -1:
-                start = at + len(needle)
-                end = terms.find(" ", start)
-                passage = terms[start:end]
+            at = terms.find(f" {term}@")
+            if at == -1:
+                continue
+            start = at + len(term) + 2
+            for passage in terms[start : terms.find(" ", start)].split(","):
                 sums[passage] = sums.get(passage, 0) + weight
-                at = terms.find(needle, end)
         return min(max(sums.values(), default=0.0) / self.total, 1.0)
 
     def _meaning_of(self, word: str) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import accumulate
 
 from vaultmem.index.tokens import NOSPACE_RE, words
 
@@ -153,17 +154,17 @@ class Snippets:
     def _found(self, pieces: list[str]) -> list[set[str]]:
         """The query terms each piece holds."""
         lows = [p.lower() for p in pieces]
-        if self._starts is None or any(NOSPACE_RE.search(low) for low in lows):
-            return self.found_by_words(lows)
         joined = "\n".join(lows)  # a line break: no word runs from one piece into the next
-        starts, at = [], 0
-        for low in lows:
-            starts.append(at)
-            at += len(low) + 1
+        if self._starts is None or NOSPACE_RE.search(joined):
+            return self.found_by_words(lows)
+        starts = list(accumulate((len(low) + 1 for low in lows[:-1]), initial=0))
         out: list[set[str]] = [set() for _ in pieces]
-        meaning = self._meaning_of
+        known = self._meaning.get
         for m in self._starts.finditer(joined):
-            term = meaning(m.group())
+            word = m.group()
+            term = known(word, "")
+            if term == "":
+                term = self._meaning_of(word)
             if term is not None:
                 out[bisect_right(starts, m.start()) - 1].add(term)
         return out

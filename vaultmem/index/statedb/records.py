@@ -68,7 +68,7 @@ CREATE TABLE IF NOT EXISTS writes (path TEXT PRIMARY KEY, hash TEXT NOT NULL, ve
 -- sha256: scanning is slow (~0.5 ms a line), a file's content does not change under its hash.
 CREATE TABLE IF NOT EXISTS secret_scans (hash TEXT PRIMARY KEY, found TEXT NOT NULL);
 -- Each note's terms by passage, from the content `hash` (statedb/passage_terms.py).
-CREATE TABLE IF NOT EXISTS passage_terms (path TEXT PRIMARY KEY, hash TEXT NOT NULL, terms BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS passage_terms (path TEXT PRIMARY KEY, hash TEXT NOT NULL, terms TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS edges_src ON edges(src);
 CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst);
 -- Which notes' edges each change of the edges table replaced (meta `edges_generation` names
