@@ -111,3 +111,22 @@ def test_a_vault_indexed_before_the_table_gets_its_rows(vault: tuple[Cli, Path])
     report = cli.ok("index")
     assert report["fulltext_docs"] == 0  # nothing re-indexed: only the rows made
     assert _rows(db) == notes
+
+
+def test_a_vault_without_vectors_gets_them_when_it_turns_embeddings_on(tmp_path: Path, module_hash: object) -> None:
+    """Passage terms serve hybrid search only: a vault without vectors is indexed without
+    them, and one that turns embeddings on gets them for every note at its next index."""
+    root = make_vault(tmp_path / "plain", backend="none")
+    for i in range(5):
+        note(root, f"shared/p{i}.md", SENTENCES[i], title=f"Plain {i}")
+    cli = Cli(root)
+    cli.ok("index")
+    db = StatePaths(root).db
+    assert _rows(db) == {}
+    assert cli.ok("search", "harbour pilot", "--mode", "bm25")["results"]
+    config = root / "vaultmem.toml"
+    config.write_text(config.read_text().replace('backend = "none"', 'backend = "auto"'))
+    cli.ok("index")
+    with sqlite3.connect(db) as conn:
+        notes = dict(conn.execute("SELECT path, hash FROM files WHERE status='note'"))
+    assert _rows(db) == notes and len(notes) == 5

@@ -72,6 +72,7 @@ class Indexer:
         progress: Progress | None = None,
         vector_identity: Callable[[], tuple[str, str, bool] | None] | None = None,
         names: NamesCache | None = None,
+        dense: Callable[[], bool] | None = None,
     ) -> None:
         self.root = root
         self.names = names or NamesCache()
@@ -83,6 +84,10 @@ class Indexer:
         # () -> (fingerprint, collection name, store present) without loading the model
         # when that can be known; None when embeddings are off.
         self._vector_identity = vector_identity
+        # Whether the vault embeds its notes: passage terms serve hybrid search only (its
+        # passage coverage), so a vault without vectors is indexed without them (~15% of
+        # a lexical build) and gets them when it turns embeddings on (_fill_passage_terms).
+        self._dense = dense or (lambda: True)
         self.progress = progress
 
     def _tick(self, label: str, done: int, total: int) -> None:
@@ -139,7 +144,11 @@ class Indexer:
         # Open the index before asking what is pending: an index found missing or in an old
         # layout is created empty and its markers are reset, so this very run refills it.
         ft = self._fulltext()
-        self._fill_passage_terms(bodies)
+        dense = self._dense()
+        if dense:
+            self._fill_passage_terms(bodies)
+        elif self.db.get_meta("passage_terms") is not None:
+            self.db.passage_terms_incomplete()  # rows from now on are not made: redo them all then
         todo, drop = self.db.pending("ft_hash")
         if not todo and not drop:
             return 0
@@ -153,6 +162,9 @@ class Indexer:
                 body = load_body(self.root, rec, bodies)
                 if body is not None:
                     indexed.append((rec.path, rec.hash))
+                    if not dense:
+                        yield doc_for(rec, body)
+                        continue
                     counts, found = passage_analysis(body, term_map)
                     terms.append((rec.path, rec.hash, found))
                     yield doc_for(rec, body, counts)

@@ -229,6 +229,7 @@ class Indexes:
             progress,
             self.vector_identity,
             self.views.names,
+            lambda: self.embedding_choice().enabled,
         )
 
     def close(self) -> None:

@@ -59,3 +59,7 @@ class PassageTermRows(Store):
 
     def passage_terms_complete(self) -> None:
         self.set_meta("passage_terms", PASSAGE_TERMS_FORMAT)
+
+    def passage_terms_incomplete(self) -> None:
+        self._writable()
+        self.conn.execute("DELETE FROM meta WHERE key='passage_terms'")
