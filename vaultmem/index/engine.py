@@ -145,7 +145,9 @@ class Indexer:
         # layout is created empty and its markers are reset, so this very run refills it.
         ft = self._fulltext()
         dense = self._dense()
-        if dense:
+        if self.db.unwritable is not None:
+            pass  # a state db that cannot be written (a full disk): searches scan the files
+        elif dense:
             self._fill_passage_terms(bodies)
         elif self.db.get_meta("passage_terms") is not None:
             self.db.passage_terms_incomplete()  # rows from now on are not made: redo them all then

@@ -13,7 +13,7 @@ lets the relevance cut of search/fusion.py leave it out.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping
 
 from vaultmem.index.passage_terms import TermMap, passage_terms, passages
 from vaultmem.index.tokens import NOSPACE_RE, WORD_CHAR, words
@@ -30,6 +30,25 @@ def coverage(text: str, weights: Mapping[str, float], term_map: TermMap) -> floa
     return Coverage(weights, term_map)(text)
 
 
+class Meanings:
+    """Which query term each word means (None: none), remembered from one text to the
+    next: the texts one search reads (its candidates, its results' snippets) share most
+    of their words."""
+
+    def __init__(self, wanted: Container[str], term_map: TermMap) -> None:
+        self.wanted = wanted
+        self.term_map = term_map
+        self.known: dict[str, str | None] = {}
+
+    def __call__(self, word: str) -> str | None:
+        known = self.known
+        if word in known:
+            return known[word]
+        term = self.term_map([word]).get(word)
+        found = known[word] = term if term in self.wanted else None
+        return found
+
+
 class Coverage:
     """`coverage` of one query, for one note after another: what each word of a note
     means (which query term, if any) is worked out once per query, since the candidates
@@ -39,11 +58,10 @@ class Coverage:
         self.weights = dict(weights)
         self.total = sum(self.weights.values())
         self.term_map = term_map
-        self._meaning: dict[str, str | None] = {}  # a word -> the query term it means, or None
-        # English words are stemmed by Porter, which only rewrites a word's end: at most its
-        # last two characters are not the word's own, so a word that does not start with a
-        # term's stem less three characters cannot mean that term (tests/unit/test_passages.py
-        # checks it over every pair of Porter suffixes).
+        self._meaning_of = Meanings(self.weights, term_map)
+        # English words are stemmed by Porter, which only rewrites a word's end, so a word
+        # that does not start with a term's stem less two characters cannot mean that term
+        # (_stem_prefix; tests/unit/test_passages.py checks every pair of Porter suffixes).
         self._prefixes = tuple({_stem_prefix(t) for t in self.weights})
         # When every term is such a word, a note's words that can mean one are found by a
         # search for those beginnings: far fewer than the note's words, which are then
@@ -86,17 +104,9 @@ class Coverage:
                 sums[passage] = sums.get(passage, 0) + weight
         return min(max(sums.values(), default=0.0) / self.total, 1.0)
 
-    def _meaning_of(self, word: str) -> str | None:
-        meaning = self._meaning
-        if word in meaning:
-            return meaning[word]
-        term = self.term_map([word]).get(word)
-        found = meaning[word] = term if term in self.weights else None
-        return found
-
     def _hits(self, vocab: set[str]) -> dict[str, str]:
         """The words of `vocab` that mean a query term -> that term."""
-        meaning = self._meaning
+        meaning = self._meaning_of.known
         new = [w for w in vocab if w not in meaning]
         if new:
             prefixes = self._prefixes

@@ -123,12 +123,12 @@ class Snippets:
     analyzing them all; the same snippet, in about half the time."""
 
     def __init__(self, terms: Sequence[str], term_map: TermMap | None) -> None:
-        from vaultmem.search.passages import english_starts
+        from vaultmem.search.passages import Meanings, english_starts
 
         self.wanted = set(terms)
         self.term_map = term_map
         self._starts = english_starts(self.wanted) if self.wanted and term_map is not None else None
-        self._meaning: dict[str, str | None] = {}
+        self._meaning_of = Meanings(self.wanted, term_map) if term_map is not None else None
 
     def __call__(self, body: str, limit: int = SNIPPET_CHARS) -> str:
         pieces = pieces_of(body)
@@ -159,12 +159,10 @@ class Snippets:
             return self.found_by_words(lows)
         starts = list(accumulate((len(low) + 1 for low in lows[:-1]), initial=0))
         out: list[set[str]] = [set() for _ in pieces]
-        known = self._meaning.get
+        meaning = self._meaning_of
+        assert meaning is not None
         for m in self._starts.finditer(joined):
-            word = m.group()
-            term = known(word, "")
-            if term == "":
-                term = self._meaning_of(word)
+            term = meaning(m.group())
             if term is not None:
                 out[bisect_right(starts, m.start()) - 1].add(term)
         return out
@@ -175,14 +173,6 @@ class Snippets:
         tokens = [words(low) for low in lows]
         hits = {word: term for word, term in self.term_map(set().union(*tokens)).items() if term in self.wanted}
         return [{hits[w] for w in toks if w in hits} if hits else set() for toks in tokens]
-
-    def _meaning_of(self, word: str) -> str | None:
-        found = self._meaning.get(word, "")
-        if found == "":
-            assert self.term_map is not None
-            term = self.term_map([word]).get(word)
-            found = self._meaning[word] = term if term in self.wanted else None
-        return found
 
 
 def shingles(text: str, size: int = 3) -> set[tuple[str, ...]]:
