@@ -11,7 +11,16 @@ from hypothesis import strategies as st
 
 from vaultmem.index.analysis import analyze, term_map
 from vaultmem.index.tokens import TOKEN_RE
-from vaultmem.search.text import LEAD_CHARS, NearDuplicates, Snippets, best_passage, jaccard, pieces_of, shingles
+from vaultmem.search.text import (
+    LEAD_CHARS,
+    NearDuplicates,
+    Snippets,
+    best_passage,
+    jaccard,
+    pieces_of,
+    shingles,
+    word_runs,
+)
 
 
 def terms_of(text: str) -> list[str]:
@@ -189,3 +198,59 @@ def test_near_duplicates_with_and_without_a_prepared_signature() -> None:
             for key, body in bodies:
                 seen.prepare(key, body)
         assert [seen.first_twin(key, body) for key, body in bodies] == [None, "a.md", "a.md", None]
+
+
+# Text with what a word split can meet: ASCII words, digits, underscores, punctuation and
+# every kind of space, letters of other scripts, combining marks, digits of other scripts.
+HOSTILE_TEXT = st.text(
+    alphabet=st.one_of(
+        st.sampled_from(list("abcXYZ019_ .,;:!?-'\"`*#[]()\t\n\r\x0b\x0c\x1c\x85\xa0")),
+        st.sampled_from(list("éßøǺ٣中Ж 　😀")),
+    ),
+    max_size=60,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(HOSTILE_TEXT)
+def test_word_runs_are_the_regex_word_runs(text: str) -> None:
+    assert word_runs(text) == re.findall(r"\w+", text)
+
+
+def _twins_as_before(bodies: list[tuple[str, str]], threshold: float = 0.85) -> list[str | None]:
+    """The near-duplicate rule as first written: identical after spacing and case, or
+    word-3-gram Jaccard at least `threshold`."""
+    kept: list[tuple[str, str, set[tuple[str, ...]]]] = []
+    out: list[str | None] = []
+    for key, body in bodies:
+        norm = " ".join(body.lower().split())
+        sig = set(zip(*(re.findall(r"\w+", norm)[i:] for i in range(3)), strict=False))
+        tokens = re.findall(r"\w+", norm)
+        sig = {tuple(tokens)} if 0 < len(tokens) < 3 else sig
+        twin = next(
+            (k for k, n, g in kept if n == norm or (norm and sig and jaccard(sig, g) >= threshold)),
+            None,
+        )
+        if twin is None:
+            kept.append((key, norm, sig))
+        out.append(twin)
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.one_of(HOSTILE_TEXT, st.sampled_from(["", " ", "!!", "a b c d", "A  b c D", "a b c d e"])), max_size=6)
+)
+def test_near_duplicates_decide_as_the_rule_says(texts: list[str]) -> None:
+    bodies = [(f"{i}.md", t) for i, t in enumerate(texts)]
+    for prepare in (False, True):
+        seen = NearDuplicates(0.85)
+        if prepare:
+            for key, body in bodies:
+                seen.prepare(key, body)
+        assert [seen.first_twin(key, body) for key, body in bodies] == _twins_as_before(bodies)
+
+
+def test_a_jaccard_threshold_is_a_share() -> None:
+    with pytest.raises(ValueError):
+        NearDuplicates(1.5)

@@ -282,6 +282,11 @@ class _Search:
         body = self.body_of(rec)
         return self._coverage(body) if body else 0.0
 
+    def _lexical_part(self, path: str) -> float:
+        """What BM25 and coverage add to a candidate's logit (fusion.Calibration.logit)."""
+        score = max(0.0, float(self.lexical[path].score))
+        return self._calibration().logit(0.0, score, self.coverages.get(path, 0.0), 0.0, self.opts.bm25_weight)
+
     def _matches_anyway(self, s: Scored) -> bool:
         """Kept by the default cut whatever the fused score (see __init__)."""
         if not self.default_cut:
@@ -329,13 +334,18 @@ class _Search:
             # query of the state db); then, for as long as the dense side still runs, what
             # making them results would (most are): bodies, near-duplicate signatures and
             # snippets. Only notes the caller may see.
-            ahead = parts.db.by_paths(list(self.lexical)[: 3 * opts.limit])
+            best = list(self.lexical)[: 3 * opts.limit]
+            ahead = parts.db.by_paths(best)
             if self._uses_coverage():
-                for path in list(self.lexical)[: 3 * opts.limit]:
+                for path in best:
                     rec = ahead.get(path)
                     if rec is not None:
                         self.coverage_of(rec)
-            for path in list(self.lexical)[: opts.limit]:
+                # The likeliest results first: by the fused score's lexical part (coverage
+                # weighs more than BM25 there), twice as many of them end up results as of
+                # BM25's own first ten.
+                best.sort(key=self._lexical_part, reverse=True)
+            for path in best[: opts.limit]:
                 if nearest.done():
                     break  # the rest for the results only (snippet_for, choose)
                 rec = ahead.get(path)
