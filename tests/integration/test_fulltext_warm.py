@@ -151,3 +151,35 @@ def test_an_interrupted_warm_up_goes_on_where_it_stopped(
     assert len(decoded) == len(set(decoded))  # no posting list read twice
     assert ix._segments.held == _postings_in(ix)
     ix.close()
+
+
+def test_the_note_lookup_warmed_in_parts_goes_on_where_it_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The watcher reads each note's filter metadata ahead in batches, stopping at each
+    request (views.warm_note_lookup): cut short, it goes on at the next call, and once done a
+    dense search's lookup makes no note's metadata again while the db is unchanged."""
+    from vaultmem.index import documents
+    from vaultmem.index.statedb import StateDB
+    from vaultmem.index.vectors import owner_key
+    from vaultmem.index.views import WarmViews
+    from vaultmem.paths import StatePaths
+
+    root = make_vault(tmp_path / "v")
+    paths = generate(root, 450)
+    Cli(root).ok("index")
+    db = StateDB(StatePaths(root).db)
+    made: list[str] = []
+    doc_for = documents.doc_for
+    monkeypatch.setattr(documents, "doc_for", lambda rec, body: made.append(rec.path) or doc_for(rec, body))
+    views = WarmViews()
+    calls = iter([True, False])  # one batch, then a request arrives
+    assert views.warm_note_lookup(db, lambda: next(calls, False)) is False
+    assert 0 < len(made) < 450
+    assert views.warm_note_lookup(db, lambda: True) is True
+    assert sorted(made) == sorted(f"{p}" for p in paths) and len(set(made)) == len(made)
+    made.clear()
+    lookup = views.note_lookup(db)
+    found = lookup({owner_key(p) for p in paths})
+    assert made == [] and {meta["path"] for meta in found.values()} == set(paths)
+    db.close()

@@ -123,6 +123,7 @@ class WatcherBase:
     events: str
     status: StatusFile
     cold_segments: bool
+    postings_decoded: bool  # the start's posting lists (_warm_more); then the note lookup
     _app: App | None
     _config_sig: tuple[int, int] | None
     _load_commands: Callable[[], CommandRunner]

@@ -120,8 +120,10 @@ class Watcher(Requests, WorkerLoop, WarmUp):
         self._server: RequestServer | None = None
         self.status = StatusFile(self.files.watcher_status, self.snapshot)
         self._trim = trimmer()
-        # Whether the posting lists of the start's segments are still to decode (_warm_more).
+        # Whether the posting lists of the start's segments, and the notes' filter metadata,
+        # are still to read ahead (_warm_more).
         self.cold_segments = False
+        self.postings_decoded = False
         self._warming_since: float | None = None  # when it began
 
     def run(self) -> None:

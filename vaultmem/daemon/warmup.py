@@ -38,26 +38,34 @@ class WarmUp(WatcherBase):
 
     def _start_warming(self) -> None:
         self.cold_segments = True
+        self.postings_decoded = False
         self._warming_since = time.monotonic()
 
     def _warm_more(self) -> None:
-        """Decode the posting lists of the index as it was at the start (~2 s at 50k notes)
-        while nothing else waits (a search meanwhile decodes what it needs itself).
+        """Decode the posting lists of the index as it was at the start (~2 s at 50k notes),
+        then read what a dense search looks up of each note (~0.35 s at 10k notes), while
+        nothing else waits; a request cuts it short and it goes on at the next idle moment
+        (a search meanwhile reads what it needs itself). Until both are done the status
+        says the posting lists are decoding: a search then costs more than when warm.
         Segments written later (one per commit, a merged one now and then) are read on
         demand and kept within the cache's budget: decoding each merged segment whole
         again made the watcher grow 24% over 2,000 edits at 10k notes (issue 14: 15%)."""
         try:
             fulltext = self.app.indexes.fulltext()
-            self.cold_segments = not fulltext.warm(keep_going=self._idle)
-            if not self.cold_segments:
+            if not self.postings_decoded:
+                if not fulltext.warm(keep_going=self._idle):
+                    return
+                self.postings_decoded = True
                 seconds = time.monotonic() - (self._warming_since or time.monotonic())
                 log.info("posting lists decoded: %d held (%.2f s)", fulltext.postings_held, seconds)
-                if self.app.db.get_meta("vector_fingerprint") is not None:
-                    # and what a dense search looks up of each note (a request may cut it short)
-                    self.app.indexes.views.warm_note_lookup(self.app.db, self._idle)
                 self._trim(True)  # the decoding's temporary arrays
-                with contextlib.suppress(OSError):
-                    self.status.write()
+            if self.app.db.get_meta("vector_fingerprint") is not None and not (
+                self.app.indexes.views.warm_note_lookup(self.app.db, self._idle)
+            ):
+                return
+            self.cold_segments = False
+            with contextlib.suppress(OSError):
+                self.status.write()
         except Exception as exc:  # Whoosh's own types; searches read on demand, as before
             self.cold_segments = False
             log.warning("decoding posting lists ahead failed: %s: %s", type(exc).__name__, exc)

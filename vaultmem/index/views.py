@@ -205,10 +205,10 @@ class WarmViews:
         todo = [
             owner_key(p) for p, seen in ((p, self._metas.get(p)) for p in self._owners[2]) if not seen or seen[2] != key
         ]
-        for start in range(0, len(todo), 500):
+        for start in range(0, len(todo), 200):  # ~7 ms each: what a request may wait for
             if not keep_going():
                 return False
-            lookup(set(todo[start : start + 500]))
+            lookup(set(todo[start : start + 200]))
         return True
 
     # --- query vectors -------------------------------------------------------------------------------
