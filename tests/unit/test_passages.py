@@ -260,3 +260,20 @@ def test_an_english_word_starts_with_its_stems_prefix() -> None:
         if not (word := base + first + second + third).startswith(_stem_prefix(_stem(word)))
     ]
     assert missed == []
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from(list("abcfilo3._- .\n\t'éß\u0301\u0915\u093f\u4e2d\u200c")), max_size=80),
+    st.sets(
+        st.text(alphabet=st.sampled_from(list("abcfilo3_éß\u0915")), min_size=1, max_size=4), min_size=1, max_size=5
+    ),
+)
+def test_word_starts_find_what_the_one_pattern_finds(text: str, prefixes: set[str]) -> None:
+    """WordStarts (a search for the prefixes alone, the word's edges checked after) finds
+    the very words, at the very places, of the pattern that says it all at once: words that
+    begin after a non-word character or the text's start, not after a word's inner dot."""
+    from vaultmem.search.passages import WordStarts, word_starts_pattern
+
+    expected = [(m.start(), m.group()) for m in word_starts_pattern(prefixes).finditer(text)]
+    assert list(WordStarts(prefixes).finditer(text)) == expected

@@ -164,10 +164,10 @@ class Snippets:
         out: list[set[str]] = [set() for _ in pieces]
         meaning = self._meaning_of
         assert meaning is not None
-        for m in self._starts.finditer(joined):
-            term = meaning(m.group())
+        for at, word in self._starts.finditer(joined):
+            term = meaning(word)
             if term is not None:
-                out[bisect_right(starts, m.start()) - 1].add(term)
+                out[bisect_right(starts, at) - 1].add(term)
         return out
 
     def found_by_words(self, lows: list[str]) -> list[set[str]]:
