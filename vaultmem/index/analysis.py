@@ -76,6 +76,10 @@ class Analyzed(str):
         made.counts = counts
         return made
 
+    def __reduce__(self) -> tuple[type[Analyzed], tuple[str, Counter[str]]]:
+        # Pickled to a parallel build's workers (index/workers.py) with its counts.
+        return (Analyzed, (str(self), self.counts))
+
 
 class FastText(fields.TEXT):
     """A TEXT field that stores term frequencies but no positions (queries are bags of

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from vaultmem.index.statedb import NoteRecord
 from vaultmem.vault.dates import FAR_FUTURE, to_epoch
@@ -144,3 +145,39 @@ def body_text(doc: IndexDoc) -> str:
 
     counts = doc.body_counts + Counter(analyze(doc.when)) if doc.when else doc.body_counts
     return Analyzed(text, counts)
+
+
+def filter_fields(doc: IndexDoc) -> dict[str, Any]:
+    """The fields filter_rules tests, stored alike in Whoosh and in Chroma's metadata."""
+    return {
+        "type": doc.type,
+        "scope": doc.scope,
+        "owner": doc.owner,
+        "project": doc.project,
+        "reader": doc.reader,
+        "created": doc.created,
+        "updated": doc.updated,
+        "expires": doc.expires,
+        "trust": float(doc.trust),
+        "confidence": float(doc.confidence),
+        "importance": float(doc.importance),
+    }
+
+
+def whoosh_fields(doc: IndexDoc) -> dict[str, Any]:
+    """A note's document in the lexical index (fulltext._schema's fields)."""
+    return {
+        "path": doc.path,
+        "id": doc.id,
+        "head": (
+            doc.title,
+            " ".join(doc.aliases),
+            " ".join(t.replace("/", " ").replace("-", " ") for t in doc.tags),
+            doc.prose,
+        ),
+        "tagset": ",".join(doc.tags),
+        # A dated memory's day in words counts as its text: a question names the day as
+        # it names the rest ("what did Nate make on 9 November?")
+        "body": body_text(doc),
+        **filter_fields(doc),
+    }

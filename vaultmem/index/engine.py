@@ -9,6 +9,7 @@ indexes cannot be trusted, so they are cleared too.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,9 +23,12 @@ from vaultmem.index.fulltext import FullTextIndex
 from vaultmem.index.passage_terms import passage_analysis, passage_terms
 from vaultmem.index.statedb import NoteRecord, StateDB
 from vaultmem.index.vectors import VectorIndex, text_key
+from vaultmem.index.workers import ParallelBuildFailed
 from vaultmem.models import IndexReport
 from vaultmem.vault.note import ParsedNote
 from vaultmem.vault.store import load_note, remove_stale_temps
+
+log = logging.getLogger("vaultmem.index")
 
 Progress = Callable[[str, int, int], None]
 # Chunks are embedded in groups, each sorted by length so that a batch of the model pads
@@ -155,6 +159,7 @@ class Indexer:
         if not todo and not drop:
             return 0
         from vaultmem.index.analysis import term_map
+        from vaultmem.index.workers import build_workers
 
         indexed: list[tuple[str, str]] = []
         terms: list[tuple[str, str, str]] = []
@@ -177,7 +182,16 @@ class Indexer:
         # fulltext.py): batching commits otherwise would only add merge work. The markers
         # are set after the last commit: a crash before it leaves every marker unset and the
         # next run redoes it all (as updates, so a committed segment holds no duplicate).
-        ft.apply(docs(), drop, fresh=ft.doc_count() == 0)
+        fresh = ft.doc_count() == 0
+        try:
+            ft.apply(docs(), drop, fresh=fresh, workers=build_workers(len(todo)) if fresh else 1)
+        except ParallelBuildFailed as exc:
+            # The notes are made again rather than kept through the parallel attempt: with
+            # vectors each holds its body's term counts, a large build's worth of memory.
+            log.warning("parallel lexical build failed (%s); building it again in one process", exc)
+            indexed.clear()
+            terms.clear()
+            ft.apply(docs(), drop, fresh=True)
         self.db.begin()
         self.db.mark_dropped("ft_hash", drop)
         self.db.mark_indexed("ft_hash", indexed)

@@ -18,9 +18,10 @@ from dataclasses import field as dataclass_field
 from pathlib import Path
 from typing import Any
 
-from vaultmem.index.documents import Filters, IndexDoc, body_text
+from vaultmem.index.documents import Filters, IndexDoc, whoosh_fields
 from vaultmem.index.filter_rules import whoosh_query
 from vaultmem.index.healing import Damaged
+from vaultmem.index.workers import Counted, ParallelBuildFailed, stop_workers
 from vaultmem.paths import WHOOSH_SCHEMA
 
 # The watcher decodes the posting lists when it starts, the commonest words first (warm).
@@ -199,13 +200,38 @@ class FullTextIndex:
 
     # --- writing ------------------------------------------------------------------------
 
-    def apply(self, upserts: Iterable[IndexDoc], deletes: Iterable[str], fresh: bool = False) -> None:
+    def apply(self, upserts: Iterable[IndexDoc], deletes: Iterable[str], fresh: bool = False, workers: int = 1) -> None:
         """Upsert and delete in one commit (one per SEGMENT_CHARS of text in a large build).
-        `fresh`: the index is known empty (faster adds)."""
+        `fresh`: the index is known empty (faster adds). `workers` > 1 (workers.py): a
+        fresh build in that many processes; if it fails or loses a note, the index is
+        cleared and ParallelBuildFailed raised, for the caller to build it in one process:
+        a worker's failure costs time, never notes."""
         deletes = list(deletes)
+        if workers <= 1 or not fresh or deletes:
+            self._write(upserts, deletes, fresh, 1)
+            return
+        counted = Counted(upserts)
+        try:
+            self._write(counted, [], True, workers)
+            written = self.ix.doc_count()
+            problem = "" if written == counted.count else f"{written} of {counted.count} notes written"
+        except Exception as exc:  # a worker's failure surfaces as whoosh's or pickle's own error
+            problem = f"{type(exc).__name__}: {exc}"
+        if problem:
+            self.clear()
+            raise ParallelBuildFailed(problem)
+
+    def _writer(self, workers: int) -> Any:
         # A large pool keeps a build in memory; smaller pools spill sorted runs to disk
         # through pickle, which costs more than the indexing itself.
-        writer = self.ix.writer(limitmb=WRITER_LIMIT_MB)
+        if workers > 1:
+            from vaultmem.index.workers import parallel_writer
+
+            return parallel_writer(self.ix, workers, WRITER_LIMIT_MB // workers)
+        return self.ix.writer(limitmb=WRITER_LIMIT_MB)
+
+    def _write(self, upserts: Iterable[IndexDoc], deletes: list[str], fresh: bool, workers: int) -> None:
+        writer = self._writer(workers)
         text = 0
         try:
             for path in deletes:
@@ -215,38 +241,19 @@ class FullTextIndex:
                 if text > SEGMENT_CHARS:
                     # A segment of its own, left unmerged (merging would sort it all again).
                     writer.commit(merge=False)
-                    writer = self.ix.writer(limitmb=WRITER_LIMIT_MB)
+                    writer = self._writer(workers)
                     text = len(doc.body) + len(doc.prose) + len(doc.title)
                 add = writer.add_document if fresh else writer.update_document
-                add(
-                    path=doc.path,
-                    id=doc.id,
-                    head=(
-                        doc.title,
-                        " ".join(doc.aliases),
-                        " ".join(t.replace("/", " ").replace("-", " ") for t in doc.tags),
-                        doc.prose,
-                    ),
-                    tagset=",".join(doc.tags),
-                    # A dated memory's day in words counts as its text: a question names
-                    # the day as it names the rest ("what did Nate make on 9 November?")
-                    body=body_text(doc),
-                    type=doc.type,
-                    scope=doc.scope,
-                    owner=doc.owner,
-                    project=doc.project,
-                    reader=doc.reader,
-                    created=doc.created,
-                    updated=doc.updated,
-                    expires=doc.expires,
-                    trust=doc.trust,
-                    confidence=doc.confidence,
-                    importance=doc.importance,
-                )
+                add(**whoosh_fields(doc))
         except BaseException:
+            stop_workers(writer)
             writer.cancel()
             raise
-        writer.commit()
+        try:
+            writer.commit()
+        except BaseException:
+            stop_workers(writer)
+            raise
 
     def clear(self) -> None:
         from whoosh import index

@@ -19,7 +19,7 @@ from urllib.parse import urlparse
 
 from vaultmem.errors import InvalidInput, VaultmemError
 from vaultmem.index.chunking import Chunk
-from vaultmem.index.documents import Filters, IndexDoc
+from vaultmem.index.documents import Filters, IndexDoc, filter_fields
 from vaultmem.index.filter_rules import chroma_where, predicate
 from vaultmem.index.healing import Damaged, sqlite_problem
 from vaultmem.paths import CHROMA_DIR, CHROMA_STORE
@@ -55,21 +55,7 @@ def owner_key(path: str) -> str:
 
 def note_metadata(doc: IndexDoc) -> dict[str, Any]:
     """What every chunk of a note carries for filtering: the fields filter_rules tests."""
-    meta: dict[str, Any] = {
-        "path": doc.path,
-        "note_id": doc.id,
-        "type": doc.type,
-        "scope": doc.scope,
-        "owner": doc.owner,
-        "project": doc.project,
-        "reader": doc.reader,
-        "created": doc.created,
-        "updated": doc.updated,
-        "expires": doc.expires,
-        "trust": float(doc.trust),
-        "confidence": float(doc.confidence),
-        "importance": float(doc.importance),
-    }
+    meta: dict[str, Any] = {"path": doc.path, "note_id": doc.id, **filter_fields(doc)}
     for tag in doc.tags:
         meta[f"tag:{tag}"] = True
     return meta
