@@ -127,3 +127,58 @@ def test_a_second_index_leaves_bad_files_alone(bad: tuple[Cli, Path, dict[str, s
     again = cli.ok("index")
     assert (again["added"], again["updated"], again["deleted"]) == (0, 0, 0)
     assert set(_codes(again["errors"])) == set(expected)
+
+
+def test_files_read_in_worker_processes_make_the_rows_one_process_makes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first index of many files parses them in worker processes (index/rows.py): every
+    row (problems of the bad files included) is the row one process makes."""
+    import sqlite3
+
+    from tests.integration._vaults import generate
+    from vaultmem.index import workers
+    from vaultmem.paths import StatePaths
+
+    def rows(root: Path) -> list[tuple[object, ...]]:
+        with sqlite3.connect(StatePaths(root).db) as conn:
+            cols = [c[1] for c in conn.execute("PRAGMA table_info(files)") if c[1] != "mtime_ns"]
+            return sorted(conn.execute(f"SELECT {', '.join(cols)} FROM files"))
+
+    one, two = make_vault(tmp_path / "one"), make_vault(tmp_path / "two")
+    for root in (one, two):
+        generate(root, 260)
+        _bad_vault(root, tmp_path / "elsewhere" / "secret.md")
+    first = Cli(one).ok("index")
+    monkeypatch.setattr(workers, "PARALLEL_MIN_DOCS", 100)
+    monkeypatch.setattr(workers.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    started = []
+    made = workers.in_processes
+    monkeypatch.setattr(
+        "vaultmem.index.rows.in_processes", lambda fn, jobs, n: started.append(len(jobs)) or made(fn, jobs, n)
+    )
+    second = Cli(two).ok("index")
+    assert started == [2]  # 268 files in batches of 200
+    assert rows(two) == rows(one)
+    assert {k: v for k, v in second.items() if k != "seconds"} == {k: v for k, v in first.items() if k != "seconds"}
+    assert index_contents(two)["whoosh"] == index_contents(one)["whoosh"]
+    assert Cli(two).ok("search", SECRET, "--mode", "bm25")["results"] == []
+
+
+def test_a_batch_whose_worker_fails_is_read_in_this_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.integration._vaults import generate
+    from vaultmem.index import rows
+
+    root = make_vault(tmp_path / "v")
+    generate(root, 120)
+    monkeypatch.setattr(rows, "build_workers", lambda n: 2)
+
+    def half_broken(fn, jobs, n):  # type: ignore[no-untyped-def]
+        for i, job in enumerate(jobs):
+            yield job, (RuntimeError("worker died") if i % 2 else fn(job))
+
+    monkeypatch.setattr(rows, "READ_BATCH", 25)
+    monkeypatch.setattr(rows, "in_processes", half_broken)
+    report = Cli(root).ok("index")
+    assert report["added"] == 120 and report["errors"] == []
+    assert len(index_contents(root)["whoosh"]) == 120

@@ -14,13 +14,11 @@ from pathlib import Path
 
 from vaultmem.config import VaultConfig
 from vaultmem.index.resolve import LinkSource, NameEntry, Resolver, compute_edges
+from vaultmem.index.rows import rows
 from vaultmem.index.statedb import NoteRecord, StateDB
-from vaultmem.units import as_unit
 from vaultmem.vault.ids import derived_id
-from vaultmem.vault.layout import FileEntry, classify, walk_notes
-from vaultmem.vault.note import CANONICAL_KEYS, ParsedNote, Unreadable, effective_version, version_now
-from vaultmem.vault.schema import check_note
-from vaultmem.vault.store import read_entry
+from vaultmem.vault.layout import FileEntry, walk_notes
+from vaultmem.vault.note import version_now
 
 Progress = Callable[[int, int], None]
 
@@ -68,80 +66,6 @@ def pair_moves(
             used.add(old)
             pairs.append((old, new))
     return pairs
-
-
-def prose_fields(fm: Mapping[str, object]) -> str:
-    """Sentence-like text in front matter keys vaultmem does not manage (a `description`,
-    a `summary`): often the best summary of a note, so it is searchable too. Single words
-    (`permalink: links`, css classes) are left out: they are settings, not prose."""
-    parts: list[str] = []
-    for key, value in fm.items():
-        if key in CANONICAL_KEYS:
-            continue
-        values = value if isinstance(value, list) else [value]
-        for item in values:
-            if isinstance(item, str) and " " in item.strip():
-                parts.append(item.strip())
-    return "\n".join(parts)[:4000]
-
-
-def _text(value: object) -> str | None:
-    return str(value) if isinstance(value, (str, int, float)) and not isinstance(value, bool) and str(value) else None
-
-
-def record_for(parsed: ParsedNote | Unreadable, entry: FileEntry, config: VaultConfig) -> NoteRecord:
-    """Pure: the state db row of one parsed file."""
-    if isinstance(parsed, Unreadable):
-        loc = classify(entry.relpath)
-        return NoteRecord(
-            path=entry.relpath, size=entry.size, mtime_ns=entry.mtime_ns,
-            hash=parsed.content_hash or f"unreadable:{parsed.problem.code}",
-            status="unreadable", scope=loc.scope, owner=loc.owner, project=loc.project, placed=loc.placed,
-            problems=(parsed.problem.to_dict(),),
-        )  # fmt: skip
-    fm = parsed.front_matter
-    problems = [*parsed.problems, *check_note(parsed, config)]
-    return NoteRecord(
-        path=entry.relpath,
-        size=entry.size,
-        mtime_ns=entry.mtime_ns,
-        hash=parsed.content_hash,
-        status="note",
-        id=parsed.id,
-        id_derived=parsed.id_derived,
-        title=parsed.title,
-        type=parsed.type,
-        scope=parsed.scope,
-        owner=parsed.owner,
-        project=parsed.project,
-        placed=parsed.location.placed,
-        parent=parsed.parent,
-        tags=parsed.tags,
-        aliases=parsed.aliases,
-        created=_text(fm.get("created")),
-        updated=_text(fm.get("updated")),
-        expires=_text(fm.get("expires")),
-        trust=as_unit(fm.get("trust_score")),
-        confidence=as_unit(fm.get("confidence")),
-        importance=as_unit(fm.get("importance")),
-        # The file's own version, counting an edited body; catch_up adds what only the
-        # previous row knows (an edit of the front matter, repeated edits).
-        version=effective_version(parsed.version, parsed.body_edited, None),
-        links=tuple(link.to_dict() for link in parsed.links),
-        problems=tuple(p.to_dict() for p in problems),
-        extra={
-            "source": _text(fm.get("source")),
-            "body_hash": parsed.body_hash(),
-            "prose": prose_fields(fm),
-            "role": _text(fm.get("role")),
-            "file_version": parsed.version,
-            "body_edited": parsed.body_edited,
-            # ids the note was known by before `lint --fix` wrote a real one: they still name it
-            "former_ids": [str(i) for i in fm.get("former_ids") or [] if isinstance(i, str)]
-            if isinstance(fm.get("former_ids"), list)
-            else [],
-        },
-    )
 
 
 # Bump when what a row records changes: every file is then read again once.
@@ -419,11 +343,9 @@ def _read_changed(
 ) -> _Read:
     """Read every changed file, sorted by what it needs: a new row, a re-check, or a touch."""
     out = _Read()
-    for i, entry in enumerate(changed, 1):
-        parsed = read_entry(root, entry)
-        record = record_for(parsed, entry, config)
-        if bodies is not None and isinstance(parsed, ParsedNote):
-            bodies[entry.relpath] = parsed.body
+    for i, (entry, record, body) in enumerate(rows(root, config, changed), 1):
+        if bodies is not None and body is not None:
+            bodies[entry.relpath] = body
         old = known.get(entry.relpath)
         if old is not None and old[2] == record.hash:
             (out.quiet.append(record) if recheck else out.touched.append(entry))

@@ -19,7 +19,8 @@ import os
 import queue
 import sys
 import types
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 PARALLEL_MIN_DOCS = 2_000
@@ -67,17 +68,46 @@ def parallel_writer(ix: Any, workers: int, limitmb: int) -> Any:
             self.jobqueue = _Watched(self.jobqueue, self.tasks)
 
         def _new_task(self) -> Any:
-            # spawn runs the parent's main script again in the worker (as `__mp_main__`)
-            # unless it knows none: a caller's script without a guard would run twice. The
-            # worker gets the queue itself, not the watch over it (which holds the workers).
-            main, watched = sys.modules["__main__"], self.jobqueue
-            sys.modules["__main__"], self.jobqueue = types.ModuleType("__main__"), watched.jobs
+            # The worker gets the queue itself, not the watch over it (which holds the workers).
+            watched = self.jobqueue
+            self.jobqueue = watched.jobs
             try:
-                return super()._new_task()
+                with _no_main_script():
+                    return super()._new_task()
             finally:
-                sys.modules["__main__"], self.jobqueue = main, watched
+                self.jobqueue = watched
 
     return ParallelWriter(ix, procs=workers, multisegment=True, start_method="spawn", limitmb=limitmb)
+
+
+@contextmanager
+def _no_main_script() -> Iterator[None]:
+    """Start processes that do not run the parent's main script: spawn runs it again in each
+    (as `__mp_main__`) unless it knows none, and a caller's script without a `__main__`
+    guard would run twice."""
+    main = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = main
+
+
+def in_processes(fn: Callable[[Any], Any], jobs: list[Any], workers: int) -> Iterator[tuple[Any, Any]]:
+    """(job, fn(job) or the exception it raised) for each job in order, computed in `workers`
+    spawned processes. `fn` must be a module-level function; a job whose worker died comes
+    back as the pool's BrokenProcessPool, for the caller to compute itself."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        with _no_main_script():  # processes start as jobs are submitted
+            futures = [pool.submit(fn, job) for job in jobs]
+        for job, future in zip(jobs, futures, strict=True):
+            try:
+                yield job, future.result()
+            except Exception as exc:
+                yield job, exc
 
 
 class _Watched:
