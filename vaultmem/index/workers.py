@@ -1,16 +1,18 @@
-"""A fresh lexical build spread over the machine's cores (FullTextIndex.apply).
+"""Index builds spread over the machine's cores: a fresh lexical build (FullTextIndex.apply)
+and the reading of many changed files (rows.py).
 
-Two thirds of a BM25 + graph build of 10k notes is Whoosh sorting and writing postings, in
-one process on one core. A build from nothing (a first index, `index --full`, a clone) of
-at least PARALLEL_MIN_DOCS notes hands its documents to worker processes instead (whoosh's
-MpWriter, each worker writing a segment of its own; the index then holds a few segments,
-scored as one). Below that, starting the workers (~0.5 s each: they import Whoosh afresh)
-costs more than it saves.
+A BM25 + graph build of 10k notes in one process spends about 40% reading and parsing the
+files and 60% in Whoosh sorting and writing postings, on one core. A build from nothing (a
+first index, `index --full`, a clone, a checkout that changed most files) of at least
+PARALLEL_MIN_DOCS notes does both in worker processes instead: the files in batches
+(in_processes), the documents through whoosh's MpWriter, each worker writing a segment of
+its own (the index then holds a few segments, scored as one). Below that, starting the
+workers (~0.5 s each: they import their modules afresh) costs more than it saves.
 
 MpWriter as shipped trusts its workers: one that dies leaves the writer waiting on a full
 job queue forever, and a worker started from a script without a `__main__` guard runs that
 script again. ParallelWriter checks the workers are alive while it waits and starts them
-with no main module to re-run; a lost worker's notes are caught by the caller's count.
+with no main script to re-run; a lost worker's notes are caught by the caller's count.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ class WorkerLost(RuntimeError):
 
 
 def build_workers(docs: int) -> int:
-    """Processes for a fresh lexical build of `docs` notes."""
+    """Processes for a build (or a reading) of `docs` notes: 1 below PARALLEL_MIN_DOCS."""
     if docs < PARALLEL_MIN_DOCS:
         return 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
