@@ -42,7 +42,7 @@ from tools.evalkit.tasks import (
 from tools.evalkit.vaults import build_and_index
 from tools.machine import git_state
 from tools.repo import CORPORA, WORK
-from vaultmem.search.fusion import FIT_FILE
+from vaultmem.search.fusion import FIT_FILE, with_centroids
 
 DEPTH = 60
 # The peers' figures on the tune splits, from `make eval` before this tuning (docs/
@@ -183,6 +183,7 @@ def dump_locomo(corpora: Path, work: Path) -> None:
 
 def dump_vault(vault: Path, ghost: str | None, questions: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each question's candidates in `vault`: BM25 and dense, raw scores, passage coverage."""
+    from vaultmem.index.statedb.centroids import similarities
     from vaultmem.search.passages import coverage
     from vaultmem.search.sessions import Sessions
     from vaultmem.services.app import App
@@ -190,6 +191,8 @@ def dump_vault(vault: Path, ghost: str | None, questions: list[dict[str, Any]]) 
 
     app = App.open(vault, ghost)
     sessions = Sessions.of(app.db)
+    embedder = app.indexes.embedder()
+    embed = embedder.embed if embedder is not None else None
     out = []
     for i, q in enumerate(questions):
         row: dict[str, Any] = {**q, "bm25": [], "vector": []}
@@ -202,6 +205,9 @@ def dump_vault(vault: Path, ghost: str | None, questions: list[dict[str, Any]]) 
                 row[mode].append([r.summary.path, value, r.summary.trust_score])
         fulltext = app.indexes.fulltext()
         weights = fulltext.term_weights(q["query"], build_filters(app, FilterSpec()))
+        # each multi-chunk dense candidate's centroid similarity (fusion.with_centroids)
+        held = app.db.centroids(p for p, _, _ in row["vector"])
+        row["centroid"] = similarities(embed([q["query"]])[0], held) if held and embed is not None else {}
         paths = {p for p, _, _ in row["bm25"]} | {p for p, _, _ in row["vector"]}
         records = app.db.by_paths(paths)
         row["coverage"] = {
@@ -260,11 +266,15 @@ def metrics(rows: Sequence[dict[str, Any]], fuse: Fuse, graded: bool) -> dict[st
     return {"r5": r5 / n, "mrr": mrr / n, "ndcg": ndcg / n}
 
 
-def features(row: dict[str, Any], sat: float) -> dict[str, tuple[float, float]]:
+def features(row: dict[str, Any], sat: float, centroid: float = 0.0) -> dict[str, tuple[float, float]]:
     """path -> (cosine similarity of the best chunk, BM25 saturated as s / (s + sat)) for
     every candidate; a note the dense side did not return gets the lowest similarity it did
-    return (it is at most that near), one BM25 did not return gets 0."""
-    cos = {p: 1.0 - d for p, d, _ in row["vector"]}
+    return (it is at most that near), one BM25 did not return gets 0. With `centroid`, a
+    note's cosine counts its centroid's that share, as search does (fusion.with_centroids)."""
+    dense = {p: d for p, d, _ in row["vector"]}
+    if centroid > 0:
+        dense = with_centroids(dense, row.get("centroid", {}), centroid)
+    cos = {p: 1.0 - d for p, d in dense.items()}
     floor = min(cos.values(), default=0.0)
     bm = {p: s / (s + sat) for p, s, _ in row["bm25"]}
     return {p: (cos.get(p, floor), bm.get(p, 0.0)) for p in {*cos, *bm}}
@@ -331,7 +341,7 @@ def fitted(calibration: dict[str, float]) -> Fuse:
     def fuse(row: dict[str, Any]) -> list[tuple[str, float]]:
         scores = {
             p: cal["a"] * cs + cal["b"] * bs + cal["p"] * cov + cal["c"]
-            for p, (cs, bs, cov) in features3(row, cal["sat"]).items()
+            for p, (cs, bs, cov) in features3(row, cal["sat"], cal.get("centroid", 0.0)).items()
         }
         return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
 
@@ -345,6 +355,7 @@ def calibrate(
     write: Path | None = None,
     cut: float = 0.008,
     session: float = 0.0,
+    centroid: float = 0.0,
 ) -> None:
     """The formulas, each a logistic fit on the tune splits with every set weighing the same:
     hybrid (a·cos + b·bm25sat + p·coverage + c: with `direction` (wb, wp) the direction
@@ -360,8 +371,10 @@ def calibrate(
         hybrid = fit_hybrid(sets, sat)
     else:
         wb, wp = direction
-        scale, intercept = fit_logistic(sets, lambda r: {p: (z,) for p, z in hybrid_sum(r, wb, wp, sat).items()})
-        hybrid = {"a": scale, "b": scale * wb, "c": intercept, "sat": sat, "p": scale * wp}
+        scale, intercept = fit_logistic(
+            sets, lambda r: {p: (z,) for p, z in hybrid_sum(r, wb, wp, sat, centroid).items()}
+        )
+        hybrid = {"a": scale, "b": scale * wb, "c": intercept, "sat": sat, "p": scale * wp, "centroid": centroid}
     print(f"HYBRID = {hybrid}")
     sb, cb = fit_logistic(
         [[{**r, "vector": []} for r in rows] for rows in sets],
@@ -385,11 +398,12 @@ def calibrate(
             {
                 "command": "fusion_tune dump; fusion_tune calibrate "
                 + (f"--wb {direction[0]} --wp {direction[1]} " if direction else "")
-                + f"--sat {sat} --session {session} --cut {cut} --write",
+                + f"--sat {sat} --session {session} --centroid {centroid} --cut {cut} --write",
                 "sets": sorted(data),
                 "split": "tune",
                 "direction": (
                     f"cos + {direction[0]}·s/(s + {sat}) + {direction[1]}·coverage"
+                    + (f", cos counting the note's centroid {centroid}" if centroid else "")
                     if direction
                     else "fitted whole by logistic regression"
                 )
@@ -456,7 +470,9 @@ def write_fit(
     document.update(
         description=(
             "The relevance formulas of search/fusion.py: P(relevant) = sigmoid(a*cos + b*s/(s + sat) + p*coverage"
-            " + c), one formula per mode; and the default relevance cut. Each is a logistic fit on every candidate"
+            " + c), one formula per mode, cos the note's best chunk's cosine (hybrid: with `centroid` that share of"
+            " its chunks' centroid's, fusion.with_centroids); and the default relevance cut. Each is a logistic fit"
+            " on every candidate"
             " of the tune splits, every set weighing the same; the hybrid direction a : b : p (see provenance) and"
             " sat were chosen for ranking on the tune splits and its scale and intercept fitted. session_share: how"
             " far a conversation turn's logit moves up to its likelier session neighbour's (fusion.session_lift),"
@@ -478,17 +494,17 @@ def write_fit(
     print(f"[fusion] wrote {path}", flush=True)
 
 
-def features3(row: dict[str, Any], sat: float) -> dict[str, tuple[float, float, float]]:
+def features3(row: dict[str, Any], sat: float, centroid: float = 0.0) -> dict[str, tuple[float, float, float]]:
     """path -> (cos, bm25 saturated, passage coverage)."""
     cov = row.get("coverage", {})
-    return {p: (c, b, cov.get(p, 0.0)) for p, (c, b) in features(row, sat).items()}
+    return {p: (c, b, cov.get(p, 0.0)) for p, (c, b) in features(row, sat, centroid).items()}
 
 
-def lexcov(wb: float, wp: float, sat: float) -> Fuse:
+def lexcov(wb: float, wp: float, sat: float, centroid: float = 0.0) -> Fuse:
     """cos + wb·bm25 saturated + wp·passage coverage (the shipped direction's family)."""
 
     def fuse(row: dict[str, Any]) -> list[tuple[str, float]]:
-        scores = {p: c + wb * b + wp * v for p, (c, b, v) in features3(row, sat).items()}
+        scores = {p: c + wb * b + wp * v for p, (c, b, v) in features3(row, sat, centroid).items()}
         return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
 
     return fuse
@@ -570,8 +586,8 @@ def views(data: dict[str, list[dict[str, Any]]], split: str) -> dict[str, list[d
     return out
 
 
-def hybrid_sum(row: dict[str, Any], wb: float, wp: float, sat: float) -> dict[str, float]:
-    return {p: c + wb * b + wp * v for p, (c, b, v) in features3(row, sat).items()}
+def hybrid_sum(row: dict[str, Any], wb: float, wp: float, sat: float, centroid: float = 0.0) -> dict[str, float]:
+    return {p: c + wb * b + wp * v for p, (c, b, v) in features3(row, sat, centroid).items()}
 
 
 def maxrel(wb: float, wp: float, sat: float, shift: float, fits: dict[str, tuple[float, float]]) -> Fuse:
@@ -651,6 +667,14 @@ def tune_candidates(sets: Sequence[Sequence[dict[str, Any]]]) -> dict[str, Fuse]
         for wb in (0.25, 0.4, 0.6, 1.0):
             for wp in (0.3, 0.45, 0.7, 1.0):
                 out[f"lexcov bm25={wb} cov={wp} sat=20.0 session={share}"] = in_sessions(lexcov(wb, wp, 20.0), share)
+    # a note's cosine counting its centroid (fusion.with_centroids), over the same neighbourhood
+    for centroid in (0.25, 0.5, 0.75):
+        for share in (0.5, 0.7):
+            for wb in (0.15, 0.25, 0.4):
+                for wp in (0.45, 0.7, 1.0):
+                    out[f"lexcov bm25={wb} cov={wp} sat=20.0 session={share} centroid={centroid}"] = in_sessions(
+                        lexcov(wb, wp, 20.0, centroid), share
+                    )
     for wb, wp, sat in ((2.0, 0.6, 5.0), (1.0, 0.6, 5.0), (1.0, 0.4, 20.0), (0.5, 0.4, 5.0)):
         hybrid_fit = fit_scale(tune_rows, functools.partial(hybrid_sum, wb=wb, wp=wp, sat=sat))
         for shift in (-1.0, -0.5, 0.0, 0.5, 1.0, 2.0):
@@ -700,6 +724,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--session", type=float, default=0.0, help="calibrate: a conversation turn's share of its session's lift"
     )
     parser.add_argument(
+        "--centroid", type=float, default=0.0, help="calibrate: the share of a note's centroid in its cosine"
+    )
+    parser.add_argument(
         "--write",
         type=Path,
         nargs="?",
@@ -718,7 +745,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         dump(args.corpora, args.work, args.only)
     elif args.command == "calibrate":
         direction = (args.wb, args.wp) if args.wb is not None and args.wp is not None else None
-        calibrate(args.work, args.sat, direction, args.write, args.cut, args.session)
+        calibrate(args.work, args.sat, direction, args.write, args.cut, args.session, args.centroid)
     else:
         tune(args.work, args.split)
     return 0

@@ -236,6 +236,8 @@ class Indexer:
             or not present
         )
         if not todo and not drop and not stale:
+            if not self.db.centroids_current():  # from the stored vectors: no model needed
+                self._fill_centroids(self._vectors(fp))
             return 0, 0, 0, fp
         embedder = self._embedder()
         if embedder is None:
@@ -243,24 +245,21 @@ class Indexer:
         vectors = self._vectors(fp)
         empty = vectors.count() == 0
         if stale or (empty and self.db.has_vectors()):
-            # Re-embed everything, in a collection of its own, and drop this vault's
-            # collections of other fingerprints so vectors never mix.
-            vectors.drop_other_fingerprints()
-            vectors.reset()
-            self.db.begin()
-            self.db.reset_index("vec_hash")
-            self.db.set_meta("vector_fingerprint", fp)
-            self.db.set_meta("vector_collection", collection)
-            self.db.commit()
+            self._start_collection(vectors, fp, collection)
             todo, drop = self.db.pending("vec_hash")
             empty = True
+        elif not self.db.centroids_current():
+            self._fill_centroids(vectors)
         if not empty and todo and drop:
             carried = self._carry_moved(vectors, todo)
             todo = [r for r in todo if r.path not in carried]
         if drop:
             if not empty:
                 vectors.delete_paths(drop)
+            self.db.begin()
+            self.db.drop_centroids(drop)
             self.db.mark_dropped("vec_hash", drop)
+            self.db.commit()
         notes = chunks = embedded = 0
         items: list[tuple[IndexDoc, Chunk, str]] = []
         docs: list[IndexDoc] = []
@@ -282,6 +281,18 @@ class Indexer:
                 items, docs = [], []
                 self._tick("embedding", done, len(todo))
         return notes, chunks, embedded, fp
+
+    def _start_collection(self, vectors: VectorIndex, fp: str, collection: str) -> None:
+        """Re-embed everything, in a collection of its own, and drop this vault's
+        collections of other fingerprints so vectors never mix."""
+        vectors.drop_other_fingerprints()
+        vectors.reset()
+        self.db.begin()
+        self.db.reset_index("vec_hash")
+        self.db.reset_centroids(complete=True)
+        self.db.set_meta("vector_fingerprint", fp)
+        self.db.set_meta("vector_collection", collection)
+        self.db.commit()
 
     def _embed_group(
         self,
@@ -324,7 +335,13 @@ class Indexer:
             # drop them first so a note that shrank leaves no stale chunk behind.
             vectors.delete_paths([d.path for d in docs])
         vectors.add([(doc, chunk, known[key]) for (doc, chunk, _), key in zip(items, keys, strict=True)], keys)
+        by_note: dict[str, list[list[float]]] = {d.path: [] for d in docs}
+        for (doc, _, _), key in zip(items, keys, strict=True):
+            by_note[doc.path].append(known[key])
+        self.db.begin()
+        self.db.record_centroids(by_note)
         self.db.mark_indexed("vec_hash", [(d.path, d.hash) for d in docs])
+        self.db.commit()
         return len(pending)
 
     def _carry_moved(self, vectors: VectorIndex, todo: list[NoteRecord]) -> set[str]:
@@ -334,6 +351,7 @@ class Indexer:
         scope, owner, ...) is new. Returns the paths carried."""
         gone = {h: (path, title) for path, h, title in self.db.embedded_tombstones()}
         carried: list[tuple[str, str]] = []
+        moved: dict[str, list[list[float]]] = {}
         for rec in todo:
             old = gone.pop(rec.hash, None)
             if old is None or old[1] != rec.title:
@@ -346,5 +364,19 @@ class Indexer:
                 [(doc, Chunk(index, heading, ""), vec) for index, heading, vec, _ in kept], [key for *_, key in kept]
             )
             carried.append((rec.path, rec.hash))
+            moved[rec.path] = [vec for _, _, vec, _ in kept]
+        self.db.begin()
+        self.db.record_centroids(moved)
         self.db.mark_indexed("vec_hash", carried)
+        self.db.commit()
         return {path for path, _ in carried}
+
+    def _fill_centroids(self, vectors: VectorIndex) -> None:
+        """Make the centroid rows of every note the vector store holds, from its stored
+        vectors, when the table is not known complete (a vault indexed before it: once,
+        ~1 s per 10k chunks, no embedding)."""
+        self.db.begin()
+        self.db.reset_centroids(complete=False)
+        self.db.record_centroid_sums(vectors.chunk_sums())
+        self.db.centroids_complete()
+        self.db.commit()

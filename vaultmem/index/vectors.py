@@ -241,6 +241,26 @@ class VectorIndex:
                     out[str(key)] = [float(x) for x in vec]
         return out
 
+    def chunk_sums(self, page: int = 5000) -> dict[str, tuple[Any, int]]:
+        """path -> (the sum of its stored chunk vectors, float64, and how many): a pass over
+        the whole collection, a page at a time (a note's chunks may span pages)."""
+        import numpy as np
+
+        sums: dict[str, tuple[Any, int]] = {}
+        offset = 0
+        while True:
+            got = self.collection.get(include=["embeddings", "metadatas"], limit=page, offset=offset)
+            metas = got.get("metadatas") or []
+            vectors = got.get("embeddings")
+            if vectors is None or not len(metas):
+                return sums
+            for meta, vec in zip(metas, vectors, strict=True):
+                path = meta.get("path") if meta else None
+                if path:
+                    total, n = sums.get(str(path), (0.0, 0))
+                    sums[str(path)] = (np.asarray(vec, dtype=np.float64) + total, n + 1)
+            offset += len(metas)
+
     def count(self) -> int:
         # Cached between this object's own writes: while a process holds the indexes it is
         # their only writer (the watcher, or one command under the writer lock).

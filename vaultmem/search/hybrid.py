@@ -18,8 +18,9 @@ from vaultmem.index.documents import Filters
 from vaultmem.index.fulltext import FullTextIndex
 from vaultmem.index.graph import LinkGraph, ReaderLinks
 from vaultmem.index.statedb import NoteRecord, StateDB
+from vaultmem.index.statedb.centroids import similarities
 from vaultmem.index.vectors import DenseHit, Nearest, NoteLookup, VectorIndex
-from vaultmem.models import Explain, MemoryResult, Neighbour, NoteSummary, RankPart, SearchResult, SessionTurn
+from vaultmem.models import Explain, MemoryResult, Neighbour, RankPart, SearchResult, SessionTurn
 from vaultmem.search.background import Background
 from vaultmem.search.budget import ESTIMATE, pack
 from vaultmem.search.filters import DEFAULT_MODE, MODES
@@ -36,8 +37,10 @@ from vaultmem.search.fusion import (
     relevance_fusion,
     rrf,
     session_lift,
+    with_centroids,
 )
 from vaultmem.search.passages import Coverage
+from vaultmem.search.results import neighbour, summary_of, text_value
 from vaultmem.search.sessions import Sessions
 from vaultmem.search.text import SNIPPET_CHARS, NearDuplicates, Snippets, shorten
 
@@ -98,36 +101,6 @@ class _Candidate:
     duplicates: list[str] = field(default_factory=list)
 
 
-def summary_of(rec: NoteRecord, score: float | None = None, snippet: str | None = None) -> NoteSummary:
-    return NoteSummary(
-        id=rec.id or "",
-        title=rec.title or "",
-        type=rec.type or "note",
-        scope=rec.scope or "shared",
-        path=rec.path,
-        owner=rec.owner,
-        project=rec.project,
-        score=score,
-        snippet=snippet,
-        trust_score=rec.trust,
-        created=rec.created,
-        updated=rec.updated,
-        role=_text((rec.extra or {}).get("role")) if rec.type == "conversation" else None,
-    )
-
-
-def _text(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def neighbour(rec: NoteRecord, hops: int, is_result: bool) -> Neighbour:
-    """A result's neighbour, compact: `{id}` for one of the results, else `{id, title}` and
-    `hops` when more than one."""
-    if is_result:
-        return Neighbour(rec.id or "")
-    return Neighbour(rec.id or "", rec.title or "", hops)
-
-
 Relations = dict[str, list[tuple[str, int]]]  # relation -> [(path, hops)]; "context": [(path, offset)]
 RELATIONS = ("parents", "links_in", "links_out")
 CONTEXT_CHARS = 300  # of a context turn's text: a turn is a few sentences
@@ -147,6 +120,7 @@ class _Search:
         self.rankings: dict[str, list[str]] = {}
         self.lexical: dict[str, Any] = {}
         self.dense: dict[str, DenseHit] = {}
+        self.query_vector: list[float] | None = None
         self.terms: list[str] = []
         self.analyzer = parts.fulltext.term_map if parts.fulltext else None
         self.bodies: dict[str, str | None] = {}
@@ -226,9 +200,18 @@ class _Search:
                 rec = self.records.get(path)
                 return self.coverage_of(rec) if rec is not None else 0.0
 
+        calibration = self._calibration()
+        near: dict[str, float] = {}
+        if calibration.centroid > 0 and dense and self.query_vector is not None:
+            near = similarities(self.query_vector, self.parts.db.centroids(dense))
+            dense = with_centroids(dense, near, calibration.centroid)
         # Enough exact scores for the results and the near-duplicates they may collapse.
         exact = max(3 * self.opts.limit, 30)
-        return relevance_fusion(lexical, dense, self._calibration(), weights, coverage, exact)
+        fused = relevance_fusion(lexical, dense, calibration, weights, coverage, exact)
+        for f in fused:
+            if f.key in near:  # --explain: what the note as a whole added to `cos`
+                f.contributions["centroid"] = near[f.key]
+        return fused
 
     def in_sessions(self, fused: list[Fused]) -> list[Fused]:
         """Conversation turns read in their sessions (fusion.session_lift); the candidates
@@ -293,7 +276,8 @@ class _Search:
             return False
         if s.contributions.get("coverage", 0.0) >= FULL_COVERAGE:
             return True
-        return "vector" in s.ranks and VECTOR_ONLY.relevance(s.contributions["cos"], 0.0)[0] >= self.min_score
+        hit = self.dense.get(s.key)  # its best chunk's similarity, as VECTOR_ONLY was fitted
+        return hit is not None and VECTOR_ONLY.relevance(1.0 - hit.distance, 0.0)[0] >= self.min_score
 
     def _calibrated(self) -> bool:
         """Whether the caller sees enough notes for the default cut (fusion.py)."""
@@ -354,7 +338,9 @@ class _Search:
                     self.twins.prepare(path, body)
                     self.lexical_snippets[path] = self.snippet_of(body)
         if nearest is not None and parts.dense is not None:
-            dhits = parts.dense.vectors.pick(nearest.result(), self.filters, self.depth, parts.dense.notes)
+            near = nearest.result()
+            self.query_vector = near.vector
+            dhits = parts.dense.vectors.pick(near, self.filters, self.depth, parts.dense.notes)
             self.dense = {h.path: h for h in dhits}
             self.rankings["vector"] = [h.path for h in dhits]
 
@@ -478,7 +464,7 @@ class _Search:
             return SessionTurn(rec.id or "", offset)
         body = (self.body_of(rec) or "").strip()
         text = shorten(body, limit, sentences=True) if limit > 0 else ""
-        return SessionTurn(rec.id or "", offset, _text((rec.extra or {}).get("role")), text or None)
+        return SessionTurn(rec.id or "", offset, text_value((rec.extra or {}).get("role")), text or None)
 
 
 def _explain(cand: _Candidate) -> Explain:
@@ -495,4 +481,4 @@ def _explain(cand: _Candidate) -> Explain:
     )
 
 
-__all__ = ["MODES", "SNIPPET_CHARS", "Retrievers", "SearchOptions", "run_search", "summary_of"]
+__all__ = ["MODES", "SNIPPET_CHARS", "Retrievers", "SearchOptions", "run_search"]

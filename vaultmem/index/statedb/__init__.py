@@ -17,6 +17,7 @@ from pathlib import Path
 
 from vaultmem.errors import VaultmemError
 from vaultmem.index.healing import Damaged, sqlite_problem
+from vaultmem.index.statedb.centroids import CentroidRows
 from vaultmem.index.statedb.edges import EdgeRows
 from vaultmem.index.statedb.embedding_cache import EmbeddingCache
 from vaultmem.index.statedb.files import FileRows
@@ -52,7 +53,7 @@ __all__ = [
 ]
 
 
-class StateDB(FileRows, IndexProgress, EdgeRows, PassageTermRows):
+class StateDB(FileRows, IndexProgress, EdgeRows, PassageTermRows, CentroidRows):
     """Thin access layer over the SQLite file. Not thread-safe; one per thread/process."""
 
     def __init__(self, path: Path) -> None:
@@ -109,7 +110,7 @@ class StateDB(FileRows, IndexProgress, EdgeRows, PassageTermRows):
             # Derived state: an old layout is dropped and rebuilt, never migrated.
             self.conn.executescript(
                 "DROP TABLE files; DROP TABLE edges; DROP TABLE meta; DROP TABLE IF EXISTS writes; "
-                "DROP TABLE IF EXISTS edge_log; DROP TABLE IF EXISTS passage_terms;"
+                "DROP TABLE IF EXISTS edge_log; DROP TABLE IF EXISTS passage_terms; DROP TABLE IF EXISTS centroids;"
             )
             self.conn.executescript(_SCHEMA)
             self.set_meta("schema_version", SCHEMA_VERSION)

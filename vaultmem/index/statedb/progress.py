@@ -55,6 +55,7 @@ class IndexProgress(Store):
         self.conn.execute("DELETE FROM edges")
         self.conn.execute("DELETE FROM edge_log")
         self.conn.execute("DELETE FROM passage_terms")
+        self.conn.execute("DELETE FROM centroids")
         self.conn.execute("DELETE FROM meta WHERE key != 'schema_version'")
 
     def distrust_indexes(self) -> None:

@@ -69,6 +69,8 @@ CREATE TABLE IF NOT EXISTS writes (path TEXT PRIMARY KEY, hash TEXT NOT NULL, ve
 CREATE TABLE IF NOT EXISTS secret_scans (hash TEXT PRIMARY KEY, found TEXT NOT NULL);
 -- Each note's terms by passage, from the content `hash` (statedb/passage_terms.py).
 CREATE TABLE IF NOT EXISTS passage_terms (path TEXT PRIMARY KEY, hash TEXT NOT NULL, terms TEXT NOT NULL);
+-- The centroid of each multi-chunk note's chunk vectors (statedb/centroids.py).
+CREATE TABLE IF NOT EXISTS centroids (path TEXT PRIMARY KEY, data BLOB NOT NULL);
 CREATE INDEX IF NOT EXISTS edges_src ON edges(src);
 CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst);
 -- Which notes' edges each change of the edges table replaced (meta `edges_generation` names
