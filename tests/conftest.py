@@ -37,7 +37,9 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("VAULTMEM_CACHE_DIR", MODEL_CACHE)
     # No test leaves a watcher behind: read commands start none (tests of autostart unset it).
     monkeypatch.setenv("VAULTMEM_NO_AUTOSTART", "1")
-    for name in ("NO_COLOR", "FORCE_COLOR"):
+    # LINES too: rich lays out a terminal by its size when both are known (pytest-xdist's
+    # workers inherit LINES), by a dumb terminal's 80 columns otherwise.
+    for name in ("NO_COLOR", "FORCE_COLOR", "LINES"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("COLUMNS", "100")
 
