@@ -127,3 +127,55 @@ def test_hybrid_counts_the_centroid_in_cos(
     # vector mode ranks by the best chunk alone, as its own formula was fitted
     vec = hcli.ok("search", query, "--explain", "--mode", "vector", "--min-score", "0")
     assert all("centroid" not in r["explain"]["parts"] for r in vec["results"])
+
+
+def test_a_note_moved_over_another_keeps_only_its_own_chunks(
+    hcli: Cli, hvault: Path, hash_embedder: HashEmbedder
+) -> None:
+    """`mv b.md a.md`: a.md's 30 chunks go, b.md's two are carried (not embedded again)."""
+    note(hvault, "shared/a.md", _body(), title="Field notes")
+    note(hvault, "shared/b.md", "# One\n\nThe first part.\n\n# Two\n\nThe second part.\n", title="Field notes")
+    hcli.ok("index")
+    assert len(_stored(hvault, "shared/b.md")) == 2
+    (hvault / "shared" / "b.md").replace(hvault / "shared" / "a.md")
+    texts = hash_embedder.texts
+    hcli.ok("index")
+    assert hash_embedder.texts == texts
+    assert sorted(_stored(hvault, "shared/a.md")) == [0, 1] and _stored(hvault, "shared/b.md") == {}
+    rows = _rows(hvault)
+    assert set(rows) == {"shared/a.md"} and _close(rows["shared/a.md"], _mean(hvault, "shared/a.md"))
+
+
+def test_a_fill_that_fails_leaves_no_transaction_open(
+    hcli: Cli, hvault: Path, hash_embedder: HashEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The watcher keeps its connection after a failed reconcile: the next one must work."""
+    from vaultmem.index.statedb import StateDB
+    from vaultmem.index.vectors import VectorIndex
+
+    note(hvault, "shared/a.md", _body(), title="Field notes")
+    hcli.ok("index")
+    db = StateDB(hvault / ".vaultmem" / "state.db")
+    with pytest.raises(RuntimeError), db.transaction():
+        db.reset_centroids(complete=False)
+        raise RuntimeError("the vector store went away")
+    assert not db.conn.in_transaction and db.centroids_current()  # rolled back: nothing changed
+    db.close()
+
+    conn = sqlite3.connect(hvault / ".vaultmem" / "state.db")
+    with conn:
+        conn.execute("DELETE FROM meta WHERE key='centroids'")
+    conn.close()
+    real = VectorIndex.chunk_sums
+    calls = []
+
+    def flaky(self: VectorIndex, page: int = 5000) -> object:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("the vector store went away")
+        return real(self, page)
+
+    monkeypatch.setattr(VectorIndex, "chunk_sums", flaky)
+    assert hcli("index").exit_code != 0
+    hcli.ok("index")
+    assert len(calls) == 2 and set(_rows(hvault)) == {"shared/a.md"}

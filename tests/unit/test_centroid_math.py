@@ -43,6 +43,8 @@ def test_similarities_are_cosines_to_unit_rows() -> None:
     assert similarities([0.0, 0.0], held) == {}
     assert similarities([1.0, 0.0, 0.0], held) == {}  # rows of another model's size are not compared
     assert similarities([1.0, 0.0], {}) == {}
+    # a damaged row (not 4 bytes a dimension) is left out, the others compared
+    assert similarities([2.0, 0.0], {**held, "bad.md": b"\x00" * 6}) == pytest.approx({"a.md": 1.0, "b.md": 0.0})
 
 
 @pytest.mark.parametrize(

@@ -104,12 +104,11 @@ class Indexer:
         `catalog=False` keeps the state db's rows (what the files are, carried ids) and only
         distrusts the indexes: that is the case of a state db that never recorded what the
         indexes hold (created by `get` or `query`, or made anew next to old index files)."""
-        self.db.begin()
-        if catalog:
-            self.db.clear_catalog()
-        else:
-            self.db.distrust_indexes()
-        self.db.commit()
+        with self.db.transaction():
+            if catalog:
+                self.db.clear_catalog()
+            else:
+                self.db.distrust_indexes()
         self._fulltext().clear()
         self.db.set_meta("indexes_cleared", "1")
 
@@ -192,12 +191,11 @@ class Indexer:
             indexed.clear()
             terms.clear()
             ft.apply(docs(), drop, fresh=True)
-        self.db.begin()
-        self.db.mark_dropped("ft_hash", drop)
-        self.db.mark_indexed("ft_hash", indexed)
-        self.db.drop_passage_terms(drop)
-        self.db.record_passage_terms(terms)
-        self.db.commit()
+        with self.db.transaction():
+            self.db.mark_dropped("ft_hash", drop)
+            self.db.mark_indexed("ft_hash", indexed)
+            self.db.drop_passage_terms(drop)
+            self.db.record_passage_terms(terms)
         return len(indexed)
 
     def _fill_passage_terms(self, bodies: dict[str, str]) -> None:
@@ -215,10 +213,9 @@ class Indexer:
                 rows.append((rec.path, rec.hash, passage_terms(body, term_map)))
             if i % 250 == 0 or i == len(stale):
                 self._tick("passage terms", i, len(stale))
-        self.db.begin()
-        self.db.record_passage_terms(rows)
-        self.db.passage_terms_complete()
-        self.db.commit()
+        with self.db.transaction():
+            self.db.record_passage_terms(rows)
+            self.db.passage_terms_complete()
 
     def sync_vectors(self, bodies: dict[str, str]) -> tuple[int, int, int, str]:
         assert self._vectors is not None and self._embedder is not None and self._vector_identity is not None
@@ -256,10 +253,9 @@ class Indexer:
         if drop:
             if not empty:
                 vectors.delete_paths(drop)
-            self.db.begin()
-            self.db.drop_centroids(drop)
-            self.db.mark_dropped("vec_hash", drop)
-            self.db.commit()
+            with self.db.transaction():
+                self.db.drop_centroids(drop)
+                self.db.mark_dropped("vec_hash", drop)
         notes = chunks = embedded = 0
         items: list[tuple[IndexDoc, Chunk, str]] = []
         docs: list[IndexDoc] = []
@@ -287,12 +283,11 @@ class Indexer:
         collections of other fingerprints so vectors never mix."""
         vectors.drop_other_fingerprints()
         vectors.reset()
-        self.db.begin()
-        self.db.reset_index("vec_hash")
-        self.db.reset_centroids(complete=True)
-        self.db.set_meta("vector_fingerprint", fp)
-        self.db.set_meta("vector_collection", collection)
-        self.db.commit()
+        with self.db.transaction():
+            self.db.reset_index("vec_hash")
+            self.db.reset_centroids(complete=True)
+            self.db.set_meta("vector_fingerprint", fp)
+            self.db.set_meta("vector_collection", collection)
 
     def _embed_group(
         self,
@@ -338,10 +333,9 @@ class Indexer:
         by_note: dict[str, list[list[float]]] = {d.path: [] for d in docs}
         for (doc, _, _), key in zip(items, keys, strict=True):
             by_note[doc.path].append(known[key])
-        self.db.begin()
-        self.db.record_centroids(by_note)
-        self.db.mark_indexed("vec_hash", [(d.path, d.hash) for d in docs])
-        self.db.commit()
+        with self.db.transaction():
+            self.db.record_centroids(by_note)
+            self.db.mark_indexed("vec_hash", [(d.path, d.hash) for d in docs])
         return len(pending)
 
     def _carry_moved(self, vectors: VectorIndex, todo: list[NoteRecord]) -> set[str]:
@@ -350,33 +344,34 @@ class Indexer:
         vectors, and embedding is most of a reconcile's time. Only the metadata (path,
         scope, owner, ...) is new. Returns the paths carried."""
         gone = {h: (path, title) for path, h, title in self.db.embedded_tombstones()}
-        carried: list[tuple[str, str]] = []
-        moved: dict[str, list[list[float]]] = {}
+        plans: list[tuple[NoteRecord, list[tuple[int, str, list[float], str]]]] = []
         for rec in todo:
             old = gone.pop(rec.hash, None)
             if old is None or old[1] != rec.title:
                 continue
             kept = vectors.chunks_of(old[0])
-            if not kept:
-                continue
+            if kept:
+                plans.append((rec, kept))
+        # What a path held before a note moved over it goes first (in batches, not a call each).
+        vectors.delete_paths([rec.path for rec, _ in plans])
+        for rec, kept in plans:
             doc = doc_for(rec, "")
             vectors.add(
                 [(doc, Chunk(index, heading, ""), vec) for index, heading, vec, _ in kept], [key for *_, key in kept]
             )
-            carried.append((rec.path, rec.hash))
-            moved[rec.path] = [vec for _, _, vec, _ in kept]
-        self.db.begin()
-        self.db.record_centroids(moved)
-        self.db.mark_indexed("vec_hash", carried)
-        self.db.commit()
+        carried = [(rec.path, rec.hash) for rec, _ in plans]
+        moved = {rec.path: [vec for _, _, vec, _ in kept] for rec, kept in plans}
+        with self.db.transaction():
+            self.db.record_centroids(moved)
+            self.db.mark_indexed("vec_hash", carried)
         return {path for path, _ in carried}
 
     def _fill_centroids(self, vectors: VectorIndex) -> None:
         """Make the centroid rows of every note the vector store holds, from its stored
         vectors, when the table is not known complete (a vault indexed before it: once,
         ~1 s per 10k chunks, no embedding)."""
-        self.db.begin()
-        self.db.reset_centroids(complete=False)
-        self.db.record_centroid_sums(vectors.chunk_sums())
-        self.db.centroids_complete()
-        self.db.commit()
+        sums = vectors.chunk_sums()  # outside the transaction: the scan takes ~1 s per 10k chunks
+        with self.db.transaction():
+            self.db.reset_centroids(complete=False)
+            self.db.record_centroid_sums(sums)
+            self.db.centroids_complete()

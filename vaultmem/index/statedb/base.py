@@ -4,6 +4,8 @@ and the SQL that reads rows into NoteRecords (records.py)."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from vaultmem.errors import VaultmemError
@@ -57,6 +59,19 @@ class Store:
     def rollback(self) -> None:
         if self.conn.in_transaction:
             self.conn.execute("ROLLBACK")
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """BEGIN IMMEDIATE … COMMIT, rolled back when the block raises: a connection left
+        inside a failed transaction (the watcher keeps its connection) would refuse every
+        later `begin` and hold the write lock."""
+        self.begin()
+        try:
+            yield
+        except BaseException:
+            self.rollback()
+            raise
+        self.commit()
 
     def _select(self, where: str = "1", params: tuple[Any, ...] = ()) -> list[NoteRecord]:
         return [_from_row(r) for r in self.conn.execute(f"{_SELECT} WHERE {where}", params)]

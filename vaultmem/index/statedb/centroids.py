@@ -101,8 +101,10 @@ def similarities(vector: Sequence[float], rows: Mapping[str, bytes]) -> dict[str
     norm = float(np.linalg.norm(q))
     if norm == 0.0 or not np.isfinite(norm):
         return {}
-    paths = list(rows)
+    # rows of another size (another model's: the table is cleared with the collection, or a
+    # damaged row) are not compared
+    paths = [p for p, data in rows.items() if len(data) == 4 * q.shape[0]]
+    if not paths:
+        return {}
     matrix = np.frombuffer(b"".join(rows[p] for p in paths), dtype="<f4").reshape(len(paths), -1)
-    if matrix.shape[1] != q.shape[0]:
-        return {}  # rows of another model's vectors (the table is cleared with the collection)
     return {p: float(v) for p, v in zip(paths, matrix @ (q / norm), strict=True)}
