@@ -42,7 +42,7 @@ demo: install
 	$(BIN)/python -m tools.demo
 
 # The suite in one worker process per core (at most 4; pytest-xdist), a test file per worker
-# so a module's shared vault is built once: 2 cores, 634 s in one process -> 379 s.
+# so a module's shared vault is built once: 2 cores, 634 s in one process -> 345-367 s.
 # TEST_WORKERS=0 runs it in this process.
 TEST_WORKERS ?= auto
 PYTEST_PARALLEL = $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile)

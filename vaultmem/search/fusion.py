@@ -4,10 +4,11 @@ Two methods (SPEC §5 leaves the choice open; `[search] fusion` picks one):
 
 - `relevance` (the default): a calibrated probability that a note answers the query,
       relevance(d) = σ(a·w_emb·cos(d) + w_bm25·(b·s(d)/(s(d) + sat) + p·cov(d)) + c)
-  where cos(d) is the cosine similarity of the note's best chunk to the query, in hybrid
-  mode blended with that of the centroid of the note's chunk vectors (with_centroids: the
-  note as a whole, for a note of several chunks; a note the dense side did not return
-  counts the lowest similarity it did return: it is at most that near), s(d) its BM25F score (0 when BM25 did not return it), cov(d) the share of the
+  where cos(d) is the cosine similarity of the note's best chunk to the query (in hybrid
+  mode it can count the centroid of a multi-chunk note's chunks, `with_centroids`; the
+  shipped fit gives that share 0; a note the dense side did not return counts the lowest
+  similarity it did return: it is at most that near), s(d) its BM25F score (0 when BM25
+  did not return it), cov(d) the share of the
   query's idf weight its best sentence or line holds (search/passages.py), σ the logistic
   function. The direction (a : b : p) and sat were chosen for ranking on the tune splits of
   the evaluation sets, the scale and c fitted by logistic regression on the same

@@ -1,6 +1,6 @@
 """The centroid of each multi-chunk note's chunk vectors, written with its vectors: the
 fusion scores a note by its best chunk and by how near the note as a whole is to the
-query (search/fusion.py `dense_with_centroids`), and a search reads ~1.5 kB per dense
+query (search/fusion.py `with_centroids`, 0 in the shipped fit), and a search reads ~1.5 kB per dense
 candidate here instead of fetching every chunk vector from Chroma.
 
 Rows describe the vectors of the current collection: they are written, moved and dropped
@@ -25,16 +25,15 @@ def centroid(vectors: Sequence[Sequence[float]]) -> bytes | None:
     two chunks or a mean of length zero."""
     import numpy as np
 
-    if len(vectors) < 2:
-        return None
-    return _unit(np.asarray(vectors, dtype=np.float64).sum(axis=0))
+    return _unit(np.asarray(vectors, dtype=np.float64).sum(axis=0), len(vectors)) if vectors else None
 
 
-def _unit(total: Any) -> bytes | None:
+def _unit(total: Any, count: int) -> bytes | None:
+    """A row's data from the sum of a note's `count` chunk vectors (the mean's direction)."""
     import numpy as np
 
     norm = float(np.linalg.norm(total))
-    if not np.isfinite(norm) or norm == 0.0:
+    if count < 2 or not np.isfinite(norm) or norm == 0.0:
         return None
     return (total / norm).astype("<f4").tobytes()
 
@@ -58,19 +57,17 @@ class CentroidRows(Store):
     def record_centroids(self, notes: Mapping[str, Sequence[Sequence[float]]]) -> None:
         """path -> its chunk vectors: replaces each path's row, or drops it when the note
         has one chunk."""
-        rows: list[tuple[str, bytes]] = []
-        for path, vectors in notes.items():
-            data = centroid(vectors)
-            if data is not None:
-                rows.append((path, data))
-        self.drop_centroids(notes)
-        self.conn.executemany("INSERT INTO centroids VALUES (?, ?)", rows)
+        rows = {path: data for path, vectors in notes.items() if (data := centroid(vectors)) is not None}
+        self._replace(notes, rows)
 
     def record_centroid_sums(self, sums: Mapping[str, tuple[Any, int]]) -> None:
         """path -> (sum of its chunk vectors, how many): as record_centroids."""
-        rows = [(path, data) for path, (total, n) in sums.items() if n > 1 and (data := _unit(total)) is not None]
-        self.drop_centroids(sums)
-        self.conn.executemany("INSERT INTO centroids VALUES (?, ?)", rows)
+        rows = {path: data for path, (total, n) in sums.items() if (data := _unit(total, n)) is not None}
+        self._replace(sums, rows)
+
+    def _replace(self, paths: Iterable[str], rows: Mapping[str, bytes]) -> None:
+        self.drop_centroids(paths)
+        self.conn.executemany("INSERT INTO centroids VALUES (?, ?)", list(rows.items()))
 
     def drop_centroids(self, paths: Iterable[str]) -> None:
         self.conn.executemany("DELETE FROM centroids WHERE path=?", [(p,) for p in paths])
