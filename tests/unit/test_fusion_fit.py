@@ -18,16 +18,17 @@ def test_the_shipped_fit_says_where_it_came_from() -> None:
     assert provenance["date"] and provenance["git_revision"]
     assert fit["min_score"] == fusion.RECOMMENDED_MIN_SCORE
     assert fit["session_share"] == fusion.SESSION_SHARE
-    assert (fusion.HYBRID.a, fusion.HYBRID.b, fusion.HYBRID.p) == (
+    assert (fusion.HYBRID.a, fusion.HYBRID.b, fusion.HYBRID.p, fusion.HYBRID.gate) == (
         fit["hybrid"]["a"],
         fit["hybrid"]["b"],
         fit["hybrid"]["p"],
+        fit["hybrid"].get("gate", 0.0),
     )
 
 
 def test_what_the_tool_writes_is_what_search_reads(tmp_path: Path) -> None:
     path = tmp_path / "fit.json"
-    hybrid = {"a": 3.80961234, "b": 7.61925, "c": -11.35694, "sat": 5.0, "p": 2.285805}
+    hybrid = {"a": 3.80961234, "b": 7.61925, "c": -11.35694, "sat": 5.0, "p": 2.285805, "gate": 0.3}
     write_fit(
         path,
         hybrid,
@@ -39,7 +40,7 @@ def test_what_the_tool_writes_is_what_search_reads(tmp_path: Path) -> None:
     )
     written = json.loads(path.read_text(encoding="utf-8"))
     read = fusion._fitted("hybrid", written)
-    assert (read.a, read.b, read.c, read.sat, read.p) == (3.8096, 7.6193, -11.3569, 5.0, 2.2858)
+    assert (read.a, read.b, read.c, read.sat, read.p, read.gate) == (3.8096, 7.6193, -11.3569, 5.0, 2.2858, 0.3)
     assert fusion._fitted("vector_only", written).a == 12.4876
     assert written["min_score"] == 0.03
     assert written["session_share"] == 0.6

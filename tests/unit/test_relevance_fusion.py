@@ -123,3 +123,34 @@ def test_without_p_coverage_is_never_asked() -> None:
 
     fused = relevance_fusion({"a": 5.0}, {"a": 0.5}, CAL, {}, boom)
     assert "coverage" not in fused[0].contributions
+
+
+GATED = Calibration(a=10.0, b=4.0, c=-8.0, sat=5.0, p=2.0, gate=0.3)
+
+
+@pytest.mark.parametrize(
+    ("cos", "share"),
+    [(0.5, 1.0), (0.3, 1.0), (0.15, 0.5), (0.0, 0.0), (-0.2, 0.0)],
+    ids=["related", "at-the-gate", "half-way", "orthogonal", "negative"],
+)
+def test_word_matches_count_in_proportion_below_the_gate(cos: float, share: float) -> None:
+    assert GATED.lexical_share(cos) == pytest.approx(share)
+    # BM25 at its saturation point (half of b) and full coverage (p), scaled together
+    assert GATED.logit(cos, 5.0, 1.0) == pytest.approx(10 * cos + share * (4 * 0.5 + 2) - 8)
+    assert Calibration(a=10.0, b=4.0, c=-8.0, sat=5.0, p=2.0).lexical_share(cos) == 1.0  # no gate: all
+
+
+def test_a_shared_word_does_not_outrank_meaning() -> None:
+    """ "how should I format my replies": the note sharing "should" is far in meaning (cos
+    0.14), the answer shares no word (cos 0.30)."""
+    lexical = {"prune": 6.0}
+    dense = {"concise": 0.70, "prune": 0.86}
+    coverage = {"prune": 0.16, "concise": 0.0}
+    ungated = Calibration(a=6.6, b=1.6, c=-8.2, sat=20.0, p=4.6)
+    gated = Calibration(a=6.6, b=1.6, c=-8.2, sat=20.0, p=4.6, gate=0.3)
+    assert relevance_fusion(lexical, dense, ungated, {}, coverage.get)[0].key == "prune"
+    fused = relevance_fusion(lexical, dense, gated, {}, coverage.get)
+    assert [f.key for f in fused] == ["concise", "prune"]
+    prune = fused[1].contributions
+    share = 0.14 / 0.3
+    assert prune["logit"] == pytest.approx(6.6 * 0.14 + share * (1.6 * 6 / 26 + 4.6 * 0.16) - 8.2)

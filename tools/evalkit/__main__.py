@@ -13,6 +13,8 @@ test; every metric is reported on tune, test and all:
   every turn written through `vaultmem write` as a conversation memory (locomo.py); tune and
   test split by conversation (locomo_split.json) -> recall@5 and @10 (any evidence turn in the
   top k), MRR@10, also by question category.
+- Agent memory (issue 24): an agent's own notes among a person's memories, asked in the
+  agent's own words (agent.py, agent_memory.json) -> recall@5, MRR@10.
 - For every set, the paraphrase subset (paraphrase.py): the third of each split whose
   questions share the fewest content words with their answer, reported on its own.
 
@@ -44,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.corpora import load_cranfield, load_questions, load_vault_notes
+from tools.evalkit import agent
 from tools.evalkit.locomo import GHOST, Conversation, build_vault, load_conversations, load_split, locomo_task
 from tools.evalkit.metrics import answer_tokens, mean
 from tools.evalkit.paraphrase import paraphrase_subset
@@ -196,6 +199,13 @@ def locomo_parts(task: Task, convs: Sequence[Conversation], work: Path) -> list[
     return parts
 
 
+def agent_parts(task: Task, work: Path) -> list[VaultPart]:
+    vault = work / "vaults-agent" / "agent"
+    filler, notes = agent.load_set()
+    build = functools.partial(agent.build_vault, vault, filler, notes)
+    return [VaultPart(vault, build, lambda p: None, list(range(len(task.queries))), agent.GHOST)]
+
+
 def describe(task: Task, docs: str) -> str:
     tune = sum(1 for q in task.query_ids if task.splits.get(q) == "tune")
     test = sum(1 for q in task.query_ids if task.splits.get(q) == "test")
@@ -219,7 +229,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         default=None,
         help="markdown file whose eval section is (re)written, e.g. docs/BENCHMARKS.md",
     )
-    parser.add_argument("--only", choices=("cranfield", "obsidian", "tldr", "locomo"), default=None)
+    parser.add_argument("--only", choices=("cranfield", "obsidian", "tldr", "locomo", "agent"), default=None)
     parser.add_argument("--skip-vaultmem", action="store_true", help="peers only")
     parser.add_argument("--work", type=Path, default=WORK / "eval", help="vaults and embedding cache (gitignored)")
     parser.add_argument("--questions", type=Path, default=QUESTIONS)
@@ -262,6 +272,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         task = locomo_task(convs, load_split())
         report.counts[task.name] = describe(task, f"turns of {len(convs)} conversations, one vault each")
         evaluate(task, report, args.work, None if args.skip_vaultmem else locomo_parts(task, convs, args.work))
+    if args.only in (None, "agent"):
+        filler, own = agent.load_set()
+        task = agent.agent_task(filler, own)
+        report.counts[task.name] = describe(task, f"notes ({len(own)} the agent's own)")
+        evaluate(task, report, args.work, None if args.skip_vaultmem else agent_parts(task, args.work))
     if args.skip_vaultmem:
         report.notes.append("vaultmem rows skipped (--skip-vaultmem).")
     if args.precision is not None:

@@ -55,6 +55,7 @@ SET_TITLES = {
     "obsidian": "Obsidian Help",
     "tldr": "tldr known-item",
     "locomo": "LoCoMo conversation memory",
+    "agent": "Agent memory",
 }
 METRIC_TITLES = {"ndcg@10": "nDCG@10", "recall@5": "R@5", "recall@10": "R@10", "mrr@10": "MRR@10"}
 PARAPHRASE = "paraphrase"  # the subset of paraphrase.py
@@ -232,6 +233,11 @@ def render_section(report: Report, total_seconds: float) -> str:
         "the ghost that wrote them; a hit is any evidence turn in the top k; tune/test split by conversation "
         "(`locomo_split.json`); peers search each conversation's turns alone. Categories as LoCoMo's (5, adversarial, "
         "left out).",
+        "- Agent memory: `agent_memory.json`, thirty notes an agent made with `note create` (title and short body, "
+        "private to its ghost) among 150 memories of a person's life written through `vaultmem write`, asked in "
+        'other words than the note\'s ("what does the user like to drink" for *User prefers light reds*); one '
+        "answering note each, split by note; R@5 and MRR@10. Peers index each memory's text and each note's title "
+        "and body.",
         "- Paraphrase subset: in each split, the third of the questions whose content words (Snowball stems, stop "
         "words out) overlap their answer's text least (`tools/evalkit/paraphrase.py`), so that a method winning only "
         "where the question repeats the note's words shows.",

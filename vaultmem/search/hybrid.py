@@ -266,9 +266,10 @@ class _Search:
         return self._coverage(body) if body else 0.0
 
     def _lexical_part(self, path: str) -> float:
-        """What BM25 and coverage add to a candidate's logit (fusion.Calibration.logit)."""
+        """What BM25 and coverage add to a candidate's logit before its cosine is known
+        (fusion.Calibration.lexical)."""
         score = max(0.0, float(self.lexical[path].score))
-        return self._calibration().logit(0.0, score, self.coverages.get(path, 0.0), 0.0, self.opts.bm25_weight)
+        return self._calibration().lexical(score, self.coverages.get(path, 0.0), self.opts.bm25_weight)
 
     def _matches_anyway(self, s: Scored) -> bool:
         """Kept by the default cut whatever the fused score (see __init__)."""
