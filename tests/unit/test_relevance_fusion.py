@@ -129,15 +129,23 @@ GATED = Calibration(a=10.0, b=4.0, c=-8.0, sat=5.0, p=2.0, gate=0.3)
 
 
 @pytest.mark.parametrize(
-    ("cos", "share"),
-    [(0.5, 1.0), (0.3, 1.0), (0.15, 0.5), (0.0, 0.0), (-0.2, 0.0)],
-    ids=["related", "at-the-gate", "half-way", "orthogonal", "negative"],
+    ("cos", "cov", "share"),
+    [
+        (0.5, 0.2, 1.0),
+        (0.3, 0.0, 1.0),
+        (0.15, 0.2, 0.5),
+        (0.15, 0.8, 0.8),  # a line holding most of the question counts that much
+        (0.1, 1.0, 1.0),  # ... all of it: in full whatever the cosine
+        (0.0, 0.0, 0.0),
+        (-0.2, 0.1, 0.1),
+    ],
+    ids=["related", "at-the-gate", "half-way", "most-words", "whole-question", "orthogonal", "negative"],
 )
-def test_word_matches_count_in_proportion_below_the_gate(cos: float, share: float) -> None:
-    assert GATED.lexical_share(cos) == pytest.approx(share)
-    # BM25 at its saturation point (half of b) and full coverage (p), scaled together
-    assert GATED.logit(cos, 5.0, 1.0) == pytest.approx(10 * cos + share * (4 * 0.5 + 2) - 8)
-    assert Calibration(a=10.0, b=4.0, c=-8.0, sat=5.0, p=2.0).lexical_share(cos) == 1.0  # no gate: all
+def test_word_matches_count_in_proportion_below_the_gate(cos: float, cov: float, share: float) -> None:
+    assert GATED.lexical_share(cos, cov) == pytest.approx(share)
+    # BM25 at its saturation point (half of b) and the coverage (p·cov), scaled together
+    assert GATED.logit(cos, 5.0, cov) == pytest.approx(10 * cos + share * (4 * 0.5 + 2 * cov) - 8)
+    assert Calibration(a=10.0, b=4.0, c=-8.0, sat=5.0, p=2.0).lexical_share(cos, cov) == 1.0  # no gate: all
 
 
 def test_a_shared_word_does_not_outrank_meaning() -> None:
@@ -152,5 +160,34 @@ def test_a_shared_word_does_not_outrank_meaning() -> None:
     fused = relevance_fusion(lexical, dense, gated, {}, coverage.get)
     assert [f.key for f in fused] == ["concise", "prune"]
     prune = fused[1].contributions
-    share = 0.14 / 0.3
+    share = 0.14 / 0.3  # its coverage, 0.16, is less
     assert prune["logit"] == pytest.approx(6.6 * 0.14 + share * (1.6 * 6 / 26 + 4.6 * 0.16) - 8.2)
+
+
+def test_a_note_holding_the_whole_question_counts_its_words_in_full() -> None:
+    """A note written a moment ago, not embedded yet: it counts the lowest cosine the dense
+    side returned, and its line holding every word of the question still puts it first."""
+    lexical = {"new": 9.0, "old": 2.0}
+    dense = {"old": 0.75, "other": 0.9}  # "new" is not among them: cos 0.1
+    coverage = {"new": 1.0, "old": 0.4, "other": 0.0}
+    fused = relevance_fusion(lexical, dense, GATED, {}, coverage.get)
+    assert fused[0].key == "new"
+    assert fused[0].contributions["logit"] == pytest.approx(10 * 0.1 + 4 * 9 / 14 + 2 * 1.0 - 8)
+
+
+def test_coverage_is_computed_for_every_note_that_could_reach_the_top() -> None:
+    """Coverage reads files, so only the notes that could still enter the best `exact` get
+    it; a note whose words are gated low at first can rise with it, so the bound is the
+    most its score can be: the exact ranking equals the one computed with every coverage."""
+    lexical = {f"n{i}": float(20 - i) for i in range(20)}
+    dense = {f"n{i}": 0.6 + 0.015 * i for i in range(20)}  # later notes: farther in meaning
+    coverage = {f"n{i}": (1.0 if i % 7 == 6 else 0.1) for i in range(20)}
+    asked: list[str] = []
+
+    def cov(key: str) -> float:
+        asked.append(key)
+        return coverage[key]
+
+    top = [f.key for f in relevance_fusion(lexical, dense, GATED, {}, cov, exact=3)][:3]
+    every = [f.key for f in relevance_fusion(lexical, dense, GATED, {}, coverage.get, exact=100)][:3]
+    assert top == every and len(asked) < 20

@@ -360,9 +360,9 @@ def fit_hybrid(sets: Sequence[Sequence[dict[str, Any]]], sat: float) -> dict[str
     return {"a": a, "b": b, "c": c, "sat": sat, "p": p}
 
 
-def share(cos: float, gate: float) -> float:
+def share(cos: float, gate: float, cov: float = 0.0) -> float:
     """fusion.Calibration.lexical_share: how much of a note's word matches count."""
-    return 1.0 if gate <= 0 or cos >= gate else max(0.0, cos) / gate
+    return 1.0 if gate <= 0 or cos >= gate else min(1.0, max(max(0.0, cos) / gate, cov))
 
 
 def fitted(calibration: dict[str, float]) -> Fuse:
@@ -372,7 +372,7 @@ def fitted(calibration: dict[str, float]) -> Fuse:
 
     def fuse(row: dict[str, Any]) -> list[tuple[str, float]]:
         scores = {
-            p: cal["a"] * cs + share(cs, gate) * (cal["b"] * bs + cal["p"] * cov) + cal["c"]
+            p: cal["a"] * cs + share(cs, gate, cov) * (cal["b"] * bs + cal["p"] * cov) + cal["c"]
             for p, (cs, bs, cov) in features3(row, cal["sat"], cal.get("centroid", 0.0)).items()
         }
         return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
@@ -443,7 +443,7 @@ def calibrate(
                 "direction": (
                     f"cos + {direction[0]}·s/(s + {sat}) + {direction[1]}·coverage"
                     + (f", cos counting the note's centroid {centroid}" if centroid else "")
-                    + (f", BM25 and coverage × min(1, cos/{gate})" if gate else "")
+                    + (f", BM25 and coverage × min(1, max(cos/{gate}, coverage))" if gate else "")
                     if direction
                     else "fitted whole by logistic regression"
                 )
@@ -511,9 +511,10 @@ def write_fit(
     document = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     document.update(
         description=(
-            "The relevance formulas of search/fusion.py: P(relevant) = sigmoid(a*cos + b*s/(s + sat) + p*coverage"
-            " + c), one formula per mode, cos the note's best chunk's cosine (hybrid: with `centroid` that share of"
-            " its chunks' centroid's, fusion.with_centroids); and the default relevance cut. Each is a logistic fit"
+            "The relevance formulas of search/fusion.py: P(relevant) = sigmoid(a*cos + g*(b*s/(s + sat) +"
+            " p*coverage) + c), one formula per mode, cos the note's best chunk's cosine (hybrid: with `centroid` that"
+            " share of its chunks' centroid's, fusion.with_centroids), g = 1 from cosine `gate` up and below it the"
+            " larger of cos/gate and coverage (no gate: 1); and the default relevance cut. Each is a logistic fit"
             " on every candidate"
             " of the tune splits, every set weighing the same; the hybrid direction a : b : p (see provenance) and"
             " sat were chosen for ranking on the tune splits and its scale and intercept fitted. session_share: how"
@@ -632,7 +633,7 @@ def views(data: dict[str, list[dict[str, Any]]], split: str) -> dict[str, list[d
 def hybrid_sum(
     row: dict[str, Any], wb: float, wp: float, sat: float, centroid: float = 0.0, gate: float = 0.0
 ) -> dict[str, float]:
-    return {p: c + share(c, gate) * (wb * b + wp * v) for p, (c, b, v) in features3(row, sat, centroid).items()}
+    return {p: c + share(c, gate, v) * (wb * b + wp * v) for p, (c, b, v) in features3(row, sat, centroid).items()}
 
 
 def maxrel(wb: float, wp: float, sat: float, shift: float, fits: dict[str, tuple[float, float]]) -> Fuse:

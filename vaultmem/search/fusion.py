@@ -9,9 +9,9 @@ Two methods (SPEC §5 leaves the choice open; `[search] fusion` picks one):
   shipped fit gives that share 0; a note the dense side did not return counts the lowest
   similarity it did return: it is at most that near), s(d) its BM25F score (0 when BM25
   did not return it), cov(d) the share of the
-  query's idf weight its best sentence or line holds (search/passages.py), g(d) =
-  min(1, cos(d)/gate) how much of its word matches count (Calibration.lexical_share), σ the
-  logistic function. The direction (a : b : p) and sat were chosen for ranking on the tune splits of
+  query's idf weight its best sentence or line holds (search/passages.py), g(d) how
+  much of its word matches count (Calibration.lexical_share: 1 from cosine `gate` up, below
+  it the larger of cos(d)/gate and cov(d)), σ the logistic function. The direction (a : b : p) and sat were chosen for ranking on the tune splits of
   the evaluation sets, the scale and c fitted by logistic regression on the same
   candidates (tools/evalkit/fusion_tune.py, which writes the numbers to fusion_fit.json),
   so the score is P(relevant). One formula per mode (BM25 only: a = p = 0; vectors only:
@@ -72,22 +72,24 @@ class Calibration:
     centroid: float = 0.0  # the share of the note's centroid in cos (with_centroids)
     gate: float = 0.0  # the cosine below which word matches count in proportion (lexical_share)
 
-    def lexical_share(self, cos: float) -> float:
+    def lexical_share(self, cos: float, cov: float = 0.0) -> float:
         """How much of a note's BM25 and coverage counts: all of it from cosine `gate` up,
-        below in proportion. A note the model reads as unrelated to the question does not
-        win on a word they share: "how should I format my replies" no longer finds "I
-        should prune lavender before the frost" (cos 0.14) above "Prefers concise answers"
-        (cos 0.30). 0: all of it always."""
+        below it the larger of cos/gate and the note's coverage. A note the model reads as
+        unrelated to the question does not win on a word they share: "how should I format
+        my replies" no longer finds "I should prune lavender before the frost" (cos 0.14)
+        above "Prefers concise answers" (cos 0.30); one with a line holding the whole
+        question still does (a note not embedded yet: its cosine is unknown). 0: all of it
+        always."""
         if self.gate <= 0 or cos >= self.gate:
             return 1.0
-        return max(0.0, cos) / self.gate
+        return min(1.0, max(max(0.0, cos) / self.gate, cov))
 
     def lexical(self, bm25: float, cov: float = 0.0, w_bm25: float = 1.0) -> float:
         """What BM25 and coverage add to the logit before lexical_share."""
         return w_bm25 * (self.b * bm25 / (bm25 + self.sat) + self.p * cov)
 
     def logit(self, cos: float, bm25: float, cov: float = 0.0, w_emb: float = 1.0, w_bm25: float = 1.0) -> float:
-        return self.a * w_emb * cos + self.lexical_share(cos) * self.lexical(bm25, cov, w_bm25) + self.c
+        return self.a * w_emb * cos + self.lexical_share(cos, cov) * self.lexical(bm25, cov, w_bm25) + self.c
 
     def relevance(
         self, cos: float, bm25: float, w_emb: float = 1.0, w_bm25: float = 1.0, cov: float = 0.0
@@ -112,9 +114,9 @@ def relevance_fusion(
     """Fuse BM25 scores (`lexical`: key -> score, in rank order) and dense cosine distances
     (`dense`: key -> distance, in rank order) into calibrated relevance (module docstring).
     `coverage(key)` gives a note's passage coverage; it reads the note, so it is asked in
-    order of the score without it, and only while a note could still enter the best
-    `exact` (coverage adds at most p·w_bm25): those are scored exactly, the rest without
-    it (never more). `contributions` holds the parts: cosine similarity, saturated BM25,
+    order of the most a note's score can be with it (full coverage, all of its BM25), and
+    only while a note could still enter the best `exact`: those are scored exactly, the
+    rest without it (never more). `contributions` holds the parts: cosine similarity, saturated BM25,
     coverage (when computed), the logit."""
     cos = {k: 1.0 - d for k, d in dense.items()}
     floor = min(cos.values(), default=0.0)
@@ -123,30 +125,32 @@ def relevance_fusion(
         for position, key in enumerate(ranking, 1):
             ranks.setdefault(key, {})[name] = position
     w_emb, w_bm25 = float(weights.get("vector", 1.0)), float(weights.get("bm25", 1.0))
-    base: dict[str, tuple[float, float, float]] = {}  # key -> (cos, bm25 saturated, logit without coverage)
+    # key -> (cos, BM25 score, bm25 saturated, logit without coverage, the most coverage can
+    # make of it: all of BM25 and p, lexical_share being at most 1)
+    base: dict[str, tuple[float, float, float, float, float]] = {}
     for key in ranks:
         c = cos.get(key, floor)
         s = max(0.0, lexical.get(key, 0.0))
-        base[key] = (c, s / (s + calibration.sat), calibration.logit(c, s, 0.0, w_emb, w_bm25))
+        most = calibration.logit(c, 0.0, 0.0, w_emb, 0.0) + calibration.lexical(s, 1.0, w_bm25)
+        base[key] = (c, s, s / (s + calibration.sat), calibration.logit(c, s, 0.0, w_emb, w_bm25), most)
     covered: dict[str, float] = {}
-    gain = calibration.p * w_bm25  # the most coverage can add (lexical_share is at most 1)
-    if coverage is not None and gain > 0:
+    if coverage is not None and calibration.p * w_bm25 > 0:
         best: list[float] = []  # a min-heap of the best `exact` logits so far
-        for key in sorted(base, key=lambda k: (-base[k][2], k)):
-            if len(best) >= exact and base[key][2] + gain <= best[0]:
+        for key in sorted(base, key=lambda k: (-base[k][4], k)):
+            if len(best) >= exact and base[key][4] <= best[0]:
                 break  # neither this note nor any after it can reach the best `exact`
             covered[key] = coverage(key)
-            logit = base[key][2] + gain * calibration.lexical_share(base[key][0]) * covered[key]
+            logit = calibration.logit(base[key][0], base[key][1], covered[key], w_emb, w_bm25)
             if len(best) < exact:
                 heapq.heappush(best, logit)
             elif logit > best[0]:
                 heapq.heapreplace(best, logit)
     fused = []
-    for key, (c, bm, logit) in base.items():
+    for key, (c, s, bm, logit, _) in base.items():
         parts = {"cos": c, "bm25": bm}
         if key in covered:
             parts["coverage"] = covered[key]
-            logit += gain * calibration.lexical_share(c) * covered[key]
+            logit = calibration.logit(c, s, covered[key], w_emb, w_bm25)
         parts["logit"] = logit
         fused.append(Fused(key, sigmoid(logit), parts, ranks[key]))
     fused.sort(key=lambda f: (-f.rrf, min(f.ranks.values()), f.key))
@@ -202,8 +206,9 @@ def session_lift(fused: Sequence[Fused], neighbours: Mapping[str, Sequence[str]]
 # `gate` (Calibration.lexical_share, 0.3 since 2026-11-27): an agent's own short notes asked
 # about in other words (tools/evalkit/agent.py) were found by a word such as "user" or
 # "should" in an unrelated memory; counting a note's word matches in proportion below cosine
-# 0.3 lifts that set's tune recall@5 without the cut 0.838 -> 0.892, MRR@10 0.620 -> 0.693,
-# and moves no other set's view by more than 0.005 (the fit is on the four other sets).
+# 0.3 (unless a line holds the question) lifts that set's tune recall@5 without the cut
+# 0.838 -> 0.892, MRR@10 0.620 -> 0.693, and moves no other set's view by more than 0.005
+# (the scale is fitted on the four other sets).
 # The scale and intercept are a logistic fit on every candidate of the tune splits, so the
 # score is P(relevant). BM25 alone and vectors alone: their own fits.
 FIT_FILE = Path(__file__).with_name("fusion_fit.json")
