@@ -140,7 +140,7 @@ def test_explain_fields_and_arithmetic(bcli_budget: Cli, mode: str) -> None:
         if mode == "vector":
             assert ex["bm25"] is None and parts["bm25"] == 0.0
         # word matches count in proportion below the gate's cosine (Calibration.lexical_share)
-        words = cal.lexical_share(parts["cos"]) * (cal.b * parts["bm25"] + cal.p * cov)
+        words = cal.lexical_share(parts["cos"], cov) * (cal.b * parts["bm25"] + cal.p * cov)
         expected = cal.a * parts["cos"] + words + cal.c
         assert parts["logit"] == pytest.approx(expected, abs=1e-4)
         assert ex["fused"] == pytest.approx(1 / (1 + math.exp(-parts["logit"])), abs=1e-5)
@@ -160,7 +160,8 @@ def test_explain_follows_weights(bcli_budget: Cli) -> None:
     data = _search(bcli_budget, "--explain", "--bm25-weight", "2", "--embedding-weight", "0.5", "--trust-bias", "0")
     for r in data["results"]:
         parts = r["explain"]["parts"]
-        lexical = HYBRID.lexical_share(parts["cos"]) * (HYBRID.b * parts["bm25"] + HYBRID.p * parts["coverage"])
+        share = HYBRID.lexical_share(parts["cos"], parts["coverage"])
+        lexical = share * (HYBRID.b * parts["bm25"] + HYBRID.p * parts["coverage"])
         expected = HYBRID.a * 0.5 * parts["cos"] + 2 * lexical + HYBRID.c
         assert parts["logit"] == pytest.approx(expected, abs=1e-4)
         assert r["explain"]["trust_factor"] == 1.0

@@ -191,3 +191,26 @@ def test_coverage_is_computed_for_every_note_that_could_reach_the_top() -> None:
     top = [f.key for f in relevance_fusion(lexical, dense, GATED, {}, cov, exact=3)][:3]
     every = [f.key for f in relevance_fusion(lexical, dense, GATED, {}, coverage.get, exact=100)][:3]
     assert top == every and len(asked) < 20
+    # far in meaning, so gated low without its coverage, but a line holding the question:
+    # a bound of "the score without coverage, plus p" would never ask for it
+    far = {"near": 0.5, "far": 0.95}
+    (first, _) = relevance_fusion({"far": 30.0}, far, GATED, {}, {"near": 0.0, "far": 1.0}.get, exact=1)
+    assert first.key == "far" and first.contributions["coverage"] == 1.0
+
+
+def test_no_gate_when_no_note_has_a_known_meaning() -> None:
+    """The dense side returned nothing the caller may see (a filter only notes not embedded
+    yet pass): every cosine is unknown, so word matches count in full."""
+    fused = relevance_fusion({"a": 9.0}, {}, GATED, {}, {"a": 0.5}.get)
+    assert fused[0].contributions["logit"] == pytest.approx(4 * 9 / 14 + 2 * 0.5 - 8)
+
+
+@pytest.mark.parametrize(
+    ("body", "title", "expected"),
+    [(0.4, 1.0, 0.5), (0.6, 1.0, 0.6), (0.0, 0.3, 0.15), (0.0, 0.0, 0.0)],
+    ids=["title-more", "body-more", "title-only", "neither"],
+)
+def test_a_title_counts_as_one_more_line_at_its_share(body: float, title: float, expected: float) -> None:
+    titled = Calibration(a=1.0, b=1.0, c=0.0, sat=5.0, p=1.0, title=0.5)
+    assert titled.coverage_with_title(body, title) == pytest.approx(expected)
+    assert Calibration(a=1.0, b=1.0, c=0.0, sat=5.0, p=1.0).coverage_with_title(body, title) == body  # no share

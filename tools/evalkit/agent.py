@@ -23,6 +23,7 @@ from tools.evalkit.vaults import run_cli
 
 SET = DATA / "agent_memory.json"
 GHOST = "alice"
+NOTE_KIND = ("preference", "private")  # the agent's notes: `note create --type --scope`
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ def build_vault(vault: Path, filler: list[str], notes: list[AgentNote]) -> tuple
     """The vault as an agent makes it: the memories in one `vaultmem write`, each note with
     `note create` (private to the ghost), written once (kept while the set is unchanged),
     then indexed. Returns (note path -> doc id, the index's figures)."""
-    spec = {"filler": filler, "notes": [[n.id, n.title, n.body] for n in notes]}
+    spec = {"filler": filler, "notes": [[n.id, n.title, n.body] for n in notes], "as": [GHOST, *NOTE_KIND]}
     digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode("utf-8")).hexdigest()[:16]
     record = vault / ".vaultmem-eval.json"
     if record.exists() and json.loads(record.read_text(encoding="utf-8")).get("digest") == digest:
@@ -86,7 +87,8 @@ def build_vault(vault: Path, filler: list[str], notes: list[AgentNote]) -> tuple
             raise RuntimeError(f"vaultmem write did not write every memory: {answer.get('rejected')}")
         paths = {entry["path"]: filler_id(entry["index"]) for entry in answer.get("written", [])}
         for note in notes:
-            create = ["note", "create", "--title", note.title, "--type", "preference", "--scope", "private"]
+            kind, scope = NOTE_KIND
+            create = ["note", "create", "--title", note.title, "--type", kind, "--scope", scope]
             made = run_cli([*create, "--body", note.body, "--vault", str(vault), "--ghost", GHOST])
             paths[made["path"]] = note.id
         record.write_text(json.dumps({"digest": digest, "paths": paths}), encoding="utf-8")

@@ -239,6 +239,10 @@ def dump_vault(vault: Path, ghost: str | None, questions: list[dict[str, Any]]) 
         row["coverage"] = {
             p: coverage(read_body(app, rec) or "", weights, fulltext.term_map) for p, rec in records.items()
         }
+        # the title's own coverage, as if it were one more line of the note
+        row["title_coverage"] = {
+            p: coverage(rec.title or "", weights, fulltext.term_map) for p, rec in records.items() if rec.title
+        }
         # Each conversation turn's session neighbours, as search reads them (search/sessions.py)
         session = {p: [*before, *after] for p, rec in records.items() for before, after in [sessions.around(rec, 1)]}
         row["session"] = {p: near for p, near in session.items() if near}
@@ -373,7 +377,7 @@ def fitted(calibration: dict[str, float]) -> Fuse:
     def fuse(row: dict[str, Any]) -> list[tuple[str, float]]:
         scores = {
             p: cal["a"] * cs + share(cs, gate, cov) * (cal["b"] * bs + cal["p"] * cov) + cal["c"]
-            for p, (cs, bs, cov) in features3(row, cal["sat"], cal.get("centroid", 0.0)).items()
+            for p, (cs, bs, cov) in features3(row, cal["sat"], cal.get("centroid", 0.0), cal.get("title", 0.0)).items()
         }
         return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
 
@@ -390,12 +394,14 @@ def calibrate(
     centroid: float = 0.0,
     gate: float = 0.0,
     fit_sets: Sequence[str] = (),
+    title: float = 0.0,
 ) -> None:
     """The formulas, each a logistic fit on the tune splits with every set weighing the same:
     hybrid (a·cos + b·bm25sat + p·coverage + c: with `direction` (wb, wp) the direction
     cos + wb·bm25sat + wp·coverage chosen on the tune splits and its scale and intercept
     fitted; without it direction and scale fitted together), BM25 only (saturation 20),
-    vectors only; then cuts on the tune splits, with their effect on
+    vectors only; with `gate`, the hybrid's BM25 and coverage count by fusion's
+    lexical_share (share() here); then cuts on the tune splits, with their effect on
     test splits and off-topic sets (a note whose best passage covers the whole query is
     kept whatever the cut, as search does by default). With `write`, the formulas and
     `cut` go to that file (vaultmem/search/fusion_fit.json) with the fit's provenance.
@@ -407,11 +413,13 @@ def calibrate(
     else:
         wb, wp = direction
         scale, intercept = fit_logistic(
-            sets, lambda r: {p: (z,) for p, z in hybrid_sum(r, wb, wp, sat, centroid, gate).items()}
+            sets, lambda r: {p: (z,) for p, z in hybrid_sum(r, wb, wp, sat, centroid, gate, title).items()}
         )
         hybrid = {"a": scale, "b": scale * wb, "c": intercept, "sat": sat, "p": scale * wp, "centroid": centroid}
         if gate:
             hybrid["gate"] = gate
+        if title:
+            hybrid["title"] = title
     print(f"HYBRID = {hybrid}")
     sb, cb = fit_logistic(
         [[{**r, "vector": []} for r in rows] for rows in sets],
@@ -435,7 +443,7 @@ def calibrate(
             {
                 "command": "fusion_tune dump; fusion_tune calibrate "
                 + (f"--wb {direction[0]} --wp {direction[1]} " if direction else "")
-                + f"--sat {sat} --session {session} --centroid {centroid} --gate {gate} --cut {cut}"
+                + f"--sat {sat} --session {session} --centroid {centroid} --gate {gate} --title {title} --cut {cut}"
                 + "".join(f" --fit-set {n}" for n in fit_sets)
                 + " --write",
                 "sets": sorted(n for n in data if not fit_sets or n in fit_sets),
@@ -444,6 +452,7 @@ def calibrate(
                     f"cos + {direction[0]}·s/(s + {sat}) + {direction[1]}·coverage"
                     + (f", cos counting the note's centroid {centroid}" if centroid else "")
                     + (f", BM25 and coverage × min(1, max(cos/{gate}, coverage))" if gate else "")
+                    + (f", coverage counting {title} of the title's" if title else "")
                     if direction
                     else "fitted whole by logistic regression"
                 )
@@ -537,18 +546,24 @@ def write_fit(
     print(f"[fusion] wrote {path}", flush=True)
 
 
-def features3(row: dict[str, Any], sat: float, centroid: float = 0.0) -> dict[str, tuple[float, float, float]]:
-    """path -> (cos, bm25 saturated, passage coverage)."""
+def features3(
+    row: dict[str, Any], sat: float, centroid: float = 0.0, title: float = 0.0
+) -> dict[str, tuple[float, float, float]]:
+    """path -> (cos, bm25 saturated, passage coverage); with `title`, the coverage is that
+    share of the title's if more (fusion.Calibration.coverage_with_title)."""
     cov = row.get("coverage", {})
-    return {p: (c, b, cov.get(p, 0.0)) for p, (c, b) in features(row, sat, centroid).items()}
+    heads = row.get("title_coverage", {}) if title > 0 else {}
+    return {
+        p: (c, b, max(cov.get(p, 0.0), title * heads.get(p, 0.0))) for p, (c, b) in features(row, sat, centroid).items()
+    }
 
 
-def lexcov(wb: float, wp: float, sat: float, centroid: float = 0.0, gate: float = 0.0) -> Fuse:
+def lexcov(wb: float, wp: float, sat: float, centroid: float = 0.0, gate: float = 0.0, title: float = 0.0) -> Fuse:
     """cos + g·(wb·bm25 saturated + wp·passage coverage), g = share(cos, gate) (the shipped
     direction's family)."""
 
     def fuse(row: dict[str, Any]) -> list[tuple[str, float]]:
-        scores = hybrid_sum(row, wb, wp, sat, centroid, gate)
+        scores = hybrid_sum(row, wb, wp, sat, centroid, gate, title)
         return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
 
     return fuse
@@ -631,9 +646,16 @@ def views(data: dict[str, list[dict[str, Any]]], split: str) -> dict[str, list[d
 
 
 def hybrid_sum(
-    row: dict[str, Any], wb: float, wp: float, sat: float, centroid: float = 0.0, gate: float = 0.0
+    row: dict[str, Any],
+    wb: float,
+    wp: float,
+    sat: float,
+    centroid: float = 0.0,
+    gate: float = 0.0,
+    title: float = 0.0,
 ) -> dict[str, float]:
-    return {p: c + share(c, gate, v) * (wb * b + wp * v) for p, (c, b, v) in features3(row, sat, centroid).items()}
+    f = features3(row, sat, centroid, title)
+    return {p: c + share(c, gate, v) * (wb * b + wp * v) for p, (c, b, v) in f.items()}
 
 
 def maxrel(wb: float, wp: float, sat: float, shift: float, fits: dict[str, tuple[float, float]]) -> Fuse:
@@ -722,6 +744,11 @@ def tune_candidates(sets: Sequence[Sequence[dict[str, Any]]]) -> dict[str, Fuse]
                     out[f"lexcov bm25={wb} cov={wp} sat=20.0 session={share} centroid={centroid}"] = in_sessions(
                         lexcov(wb, wp, 20.0, centroid), share
                     )
+    # a note's title as one more line for coverage, at a share (Calibration.coverage_with_title)
+    for title in (0.25, 0.5, 0.75, 1.0):
+        out[f"lexcov bm25=0.25 cov=0.7 sat=20.0 session=0.7 gate=0.3 title={title}"] = in_sessions(
+            lexcov(0.25, 0.7, 20.0, gate=0.3, title=title), 0.7
+        )
     # word matches counted in proportion below a cosine (fusion.Calibration.lexical_share)
     for gate in (0.2, 0.25, 0.3, 0.35, 0.4, 0.5):
         for wb in (0.15, 0.25, 0.4):
@@ -815,7 +842,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--gate", type=float, default=0.0, help="calibrate: the cosine below which word matches count in proportion"
     )
     parser.add_argument(
-        "--fit-set", action="append", default=[], help="calibrate: fit on this set only (repeat; default: every set)"
+        "--title", type=float, default=0.0, help="calibrate: how much of the title's coverage a note's coverage counts"
+    )
+    parser.add_argument(
+        "--fit-set",
+        action="append",
+        default=[],
+        choices=SET_NAMES,
+        help="calibrate: fit on this set only (repeat; default: every set)",
     )
     parser.add_argument(
         "--write",
@@ -837,7 +871,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif args.command == "calibrate":
         direction = (args.wb, args.wp) if args.wb is not None and args.wp is not None else None
         calibrate(
-            args.work, args.sat, direction, args.write, args.cut, args.session, args.centroid, args.gate, args.fit_set
+            args.work,
+            args.sat,
+            direction,
+            args.write,
+            args.cut,
+            args.session,
+            args.centroid,
+            args.gate,
+            args.fit_set,
+            args.title,
         )
     else:
         tune(args.work, args.split)

@@ -246,6 +246,9 @@ class _Search:
                 weights = self.parts.fulltext.term_weights(self.query, self.filters) if self.parts.fulltext else {}
                 self._coverage = Coverage(weights, self.analyzer) if self.analyzer is not None else None
             found = self._coverage_now(rec) if self._shown(rec) and self._coverage is not None else 0.0
+            share = self._calibration().title
+            if found < share and rec.title and self._coverage is not None and self._shown(rec):
+                found = self._calibration().coverage_with_title(found, self._coverage.of_title(rec.title))
             self.coverages[rec.path] = found
         return found
 

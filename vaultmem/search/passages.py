@@ -69,6 +69,14 @@ class Coverage:
         self._starts = english_starts(self.weights)
 
     def __call__(self, text: str) -> float:
+        """The coverage of a note's text (its body, scanned when its terms are not indexed)."""
+        return self.measure(text)
+
+    def of_title(self, title: str) -> float:
+        """The coverage of a note's title, as one line (fusion.Calibration.coverage_with_title)."""
+        return self.measure(title)
+
+    def measure(self, text: str) -> float:
         if self.total <= 0:
             return 0.0
         low = text.lower()
