@@ -11,15 +11,13 @@ mostly do not, which is where a word match on "user" or "should" used to outrank
 
 from __future__ import annotations
 
-import hashlib
 import json
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tools.evalkit.tasks import DATA, Task, load_offtopic
-from tools.evalkit.vaults import run_cli
+from tools.evalkit.vaults import memory_vault, run_cli, write_memories
 
 SET = DATA / "agent_memory.json"
 GHOST = "alice"
@@ -68,29 +66,19 @@ def build_vault(vault: Path, filler: list[str], notes: list[AgentNote]) -> tuple
     """The vault as an agent makes it: the memories in one `vaultmem write`, each note with
     `note create` (private to the ghost), written once (kept while the set is unchanged),
     then indexed. Returns (note path -> doc id, the index's figures)."""
-    spec = {"filler": filler, "notes": [[n.id, n.title, n.body] for n in notes], "as": [GHOST, *NOTE_KIND]}
-    digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode("utf-8")).hexdigest()[:16]
-    record = vault / ".vaultmem-eval.json"
-    if record.exists() and json.loads(record.read_text(encoding="utf-8")).get("digest") == digest:
-        paths: dict[str, str] = json.loads(record.read_text(encoding="utf-8"))["paths"]
-    else:
-        if vault.exists():
-            shutil.rmtree(vault)
-        vault.parent.mkdir(parents=True, exist_ok=True)
-        run_cli(["init", str(vault), "--no-examples"])
-        run_cli(["ghost", "add", GHOST, "--vault", str(vault)])
-        source = vault.parent / f"{vault.name}.writes.json"
+    kind, scope = NOTE_KIND
+
+    def fill(vault: Path) -> dict[str, str]:
         writes = [{"type": "semantic", "content": text, "confidence": 0.8} for text in filler]
-        source.write_text(json.dumps(writes), encoding="utf-8")
-        answer = run_cli(["write", str(source), "--vault", str(vault), "--ghost", GHOST])
+        answer = write_memories(vault, GHOST, writes)
         if answer.get("rejected") or answer.get("duplicates"):
             raise RuntimeError(f"vaultmem write did not write every memory: {answer.get('rejected')}")
         paths = {entry["path"]: filler_id(entry["index"]) for entry in answer.get("written", [])}
         for note in notes:
-            kind, scope = NOTE_KIND
             create = ["note", "create", "--title", note.title, "--type", kind, "--scope", scope]
             made = run_cli([*create, "--body", note.body, "--vault", str(vault), "--ghost", GHOST])
             paths[made["path"]] = note.id
-        record.write_text(json.dumps({"digest": digest, "paths": paths}), encoding="utf-8")
-    indexed = dict(run_cli(["index", "--vault", str(vault)]))
-    return paths, indexed
+        return paths
+
+    spec = {"filler": filler, "notes": [[n.id, n.title, n.body] for n in notes], "as": [GHOST, *NOTE_KIND]}
+    return memory_vault(vault, GHOST, spec, fill)

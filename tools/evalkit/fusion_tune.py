@@ -43,7 +43,7 @@ from tools.evalkit.tasks import (
 from tools.evalkit.vaults import build_and_index
 from tools.machine import git_state
 from tools.repo import CORPORA, WORK
-from vaultmem.search.fusion import FIT_FILE, with_centroids
+from vaultmem.search.fusion import FIT_FILE, coverage_with_title, lexical_share, with_centroids
 
 DEPTH = 60
 # The peers' figures on the tune splits, from `make eval` before this tuning (docs/
@@ -364,11 +364,6 @@ def fit_hybrid(sets: Sequence[Sequence[dict[str, Any]]], sat: float) -> dict[str
     return {"a": a, "b": b, "c": c, "sat": sat, "p": p}
 
 
-def share(cos: float, gate: float, cov: float = 0.0) -> float:
-    """fusion.Calibration.lexical_share: how much of a note's word matches count."""
-    return 1.0 if gate <= 0 or cos >= gate else min(1.0, max(max(0.0, cos) / gate, cov))
-
-
 def fitted(calibration: dict[str, float]) -> Fuse:
     """Ranking by a fitted formula of fusion_fit.json's shape."""
     cal = calibration
@@ -376,7 +371,7 @@ def fitted(calibration: dict[str, float]) -> Fuse:
 
     def fuse(row: dict[str, Any]) -> list[tuple[str, float]]:
         scores = {
-            p: cal["a"] * cs + share(cs, gate, cov) * (cal["b"] * bs + cal["p"] * cov) + cal["c"]
+            p: cal["a"] * cs + lexical_share(cs, cov, gate) * (cal["b"] * bs + cal["p"] * cov) + cal["c"]
             for p, (cs, bs, cov) in features3(row, cal["sat"], cal.get("centroid", 0.0), cal.get("title", 0.0)).items()
         }
         return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
@@ -401,7 +396,7 @@ def calibrate(
     cos + wb·bm25sat + wp·coverage chosen on the tune splits and its scale and intercept
     fitted; without it direction and scale fitted together), BM25 only (saturation 20),
     vectors only; with `gate`, the hybrid's BM25 and coverage count by fusion's
-    lexical_share (share() here); then cuts on the tune splits, with their effect on
+    lexical_share; then cuts on the tune splits, with their effect on
     test splits and off-topic sets (a note whose best passage covers the whole query is
     kept whatever the cut, as search does by default). With `write`, the formulas and
     `cut` go to that file (vaultmem/search/fusion_fit.json) with the fit's provenance.
@@ -554,12 +549,13 @@ def features3(
     cov = row.get("coverage", {})
     heads = row.get("title_coverage", {}) if title > 0 else {}
     return {
-        p: (c, b, max(cov.get(p, 0.0), title * heads.get(p, 0.0))) for p, (c, b) in features(row, sat, centroid).items()
+        p: (c, b, coverage_with_title(cov.get(p, 0.0), heads.get(p, 0.0), title))
+        for p, (c, b) in features(row, sat, centroid).items()
     }
 
 
 def lexcov(wb: float, wp: float, sat: float, centroid: float = 0.0, gate: float = 0.0, title: float = 0.0) -> Fuse:
-    """cos + g·(wb·bm25 saturated + wp·passage coverage), g = share(cos, gate) (the shipped
+    """cos + g·(wb·bm25 saturated + wp·passage coverage), g = fusion.lexical_share (the shipped
     direction's family)."""
 
     def fuse(row: dict[str, Any]) -> list[tuple[str, float]]:
@@ -655,7 +651,7 @@ def hybrid_sum(
     title: float = 0.0,
 ) -> dict[str, float]:
     f = features3(row, sat, centroid, title)
-    return {p: c + share(c, gate, v) * (wb * b + wp * v) for p, (c, b, v) in f.items()}
+    return {p: c + lexical_share(c, v, gate) * (wb * b + wp * v) for p, (c, b, v) in f.items()}
 
 
 def maxrel(wb: float, wp: float, sat: float, shift: float, fits: dict[str, tuple[float, float]]) -> Fuse:

@@ -11,17 +11,15 @@ peers index the same turn texts, per conversation. Questions of categories 1-4 w
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
-import shutil
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from tools.evalkit.tasks import DATA, Task, load_offtopic, log
-from tools.evalkit.vaults import run_cli
+from tools.evalkit.vaults import memory_vault, write_memories
 
 FOLDER = "locomo-tune"
 SPLIT_FILE = DATA / "locomo_split.json"
@@ -159,27 +157,17 @@ def build_vault(vault: Path, conv: Conversation) -> tuple[dict[str, str], dict[s
     with the same words in one session are one memory (write's duplicate rule): the note
     stands for the first, and the other's doc id maps to it (`aliases` in the map file)."""
     writes = memory_writes(conv)
-    digest = hashlib.sha256(json.dumps(writes, sort_keys=True).encode("utf-8")).hexdigest()[:16]
-    record = vault / ".vaultmem-eval.json"
-    paths: dict[str, str] = {}
-    if record.exists() and json.loads(record.read_text(encoding="utf-8")).get("digest") == digest:
-        paths = json.loads(record.read_text(encoding="utf-8"))["paths"]
-    else:
-        if vault.exists():
-            shutil.rmtree(vault)
-        vault.parent.mkdir(parents=True, exist_ok=True)
-        run_cli(["init", str(vault), "--no-examples"])
-        run_cli(["ghost", "add", GHOST, "--vault", str(vault)])
-        source = vault.parent / f"{conv.name}.writes.json"
-        source.write_text(json.dumps(writes), encoding="utf-8")
-        answer = run_cli(["write", str(source), "--vault", str(vault), "--ghost", GHOST])
+
+    def fill(vault: Path) -> dict[str, str]:
+        answer = write_memories(vault, GHOST, writes)
         if answer.get("rejected"):
             raise RuntimeError(f"vaultmem write rejected {len(answer['rejected'])} turns: {answer['rejected'][:3]}")
+        paths: dict[str, str] = {}
         for entry in [*answer.get("written", []), *answer.get("duplicates", [])]:
             paths.setdefault(entry["path"], doc_id(conv.name, conv.turns[entry["index"]].dia_id))
-        record.write_text(json.dumps({"digest": digest, "paths": paths}), encoding="utf-8")
-    indexed = dict(run_cli(["index", "--vault", str(vault)]))
-    return paths, indexed
+        return paths
+
+    return memory_vault(vault, GHOST, writes, fill)
 
 
 def duplicate_aliases(conv: Conversation) -> dict[str, str]:

@@ -56,6 +56,37 @@ def _sync_vault(vault: Path, files: Mapping[str, str]) -> None:
         _write_if_changed(vault / rel, text)
 
 
+def memory_vault(
+    vault: Path, ghost: str, spec: Any, fill: Callable[[Path], dict[str, str]]
+) -> tuple[dict[str, str], dict[str, Any]]:
+    """A vault an agent writes through the CLI as `ghost` (`fill` writes its notes and
+    returns note path -> doc id), written once and kept while `spec`, everything the notes
+    are made from, is unchanged; then indexed. Returns (note path -> doc id, the index's
+    figures)."""
+    import hashlib
+
+    digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode("utf-8")).hexdigest()[:16]
+    record = vault / ".vaultmem-eval.json"
+    if record.exists() and json.loads(record.read_text(encoding="utf-8")).get("digest") == digest:
+        paths: dict[str, str] = json.loads(record.read_text(encoding="utf-8"))["paths"]
+    else:
+        if vault.exists():
+            shutil.rmtree(vault)
+        vault.parent.mkdir(parents=True, exist_ok=True)
+        run_cli(["init", str(vault), "--no-examples"])
+        run_cli(["ghost", "add", ghost, "--vault", str(vault)])
+        paths = fill(vault)
+        record.write_text(json.dumps({"digest": digest, "paths": paths}), encoding="utf-8")
+    return paths, dict(run_cli(["index", "--vault", str(vault)]))
+
+
+def write_memories(vault: Path, ghost: str, writes: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """`vaultmem write FILE` of `writes` as `ghost` (the file beside the vault); its answer."""
+    source = vault.parent / f"{vault.name}.writes.json"
+    source.write_text(json.dumps(list(writes)), encoding="utf-8")
+    return dict(run_cli(["write", str(source), "--vault", str(vault), "--ghost", ghost]))
+
+
 def set_precision(vault: Path, precision: str) -> None:
     """Write `[embedding] precision` into the vault's vaultmem.toml (a float32 run and an
     int8 run keep vaults of their own: see `vault_dir`)."""

@@ -41,8 +41,13 @@ class StatusFile:
         text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
         with self._lock:
             tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, self.path)
+            try:
+                tmp.write_text(text, encoding="utf-8")
+                os.replace(tmp, self.path)
+            except FileNotFoundError:
+                # .vaultmem/ went with the vault (renamed or deleted under the watcher): the
+                # runner's own check stops it; a status write must not end it with an error
+                return
 
     def start_heartbeat(self, every_s: float, check: Callable[[], None] = lambda: None) -> None:
         """Rewrite the file every `every_s`, calling `check` first (the runner's own health)."""

@@ -83,9 +83,7 @@ class Calibration:
         above "Prefers concise answers" (cos 0.30); one with a line holding the whole
         question still does (a note not embedded yet: its cosine is unknown). 0: all of it
         always."""
-        if self.gate <= 0 or cos >= self.gate:
-            return 1.0
-        return min(1.0, max(max(0.0, cos) / self.gate, cov))
+        return lexical_share(cos, cov, self.gate)
 
     def coverage_with_title(self, body: float, title: float) -> float:
         """A note's coverage: its best line's, or `title` of its title's if that is more.
@@ -93,7 +91,7 @@ class Calibration:
         Republic" over "Keeps three months of expenses..."), which Obsidian shows as the
         note's first line; at half weight, a long descriptive title (Cranfield's) does
         not outweigh the abstract."""
-        return max(body, self.title * title)
+        return coverage_with_title(body, title, self.title)
 
     def lexical(self, bm25: float, cov: float = 0.0, w_bm25: float = 1.0) -> float:
         """What BM25 and coverage add to the logit before lexical_share."""
@@ -108,6 +106,18 @@ class Calibration:
         """(relevance, logit) of one note."""
         logit = self.logit(cos, bm25, cov, w_emb, w_bm25)
         return sigmoid(logit), logit
+
+
+def lexical_share(cos: float, cov: float, gate: float) -> float:
+    """Calibration.lexical_share, for the tuning tool's replays too (no object per call)."""
+    if gate <= 0 or cos >= gate:
+        return 1.0
+    return min(1.0, max(max(0.0, cos) / gate, cov))
+
+
+def coverage_with_title(body: float, title: float, share: float) -> float:
+    """Calibration.coverage_with_title, for the tuning tool's replays too."""
+    return max(body, share * title)
 
 
 def sigmoid(x: float) -> float:
@@ -146,24 +156,24 @@ def relevance_fusion(
         s = max(0.0, lexical.get(key, 0.0))
         most = calibration.logit(c, 0.0, 0.0, w_emb, 0.0) + calibration.lexical(s, 1.0, w_bm25)
         base[key] = (c, s, s / (s + calibration.sat), calibration.logit(c, s, 0.0, w_emb, w_bm25), most)
-    covered: dict[str, float] = {}
+    covered: dict[str, tuple[float, float]] = {}  # key -> (coverage, the logit with it)
     if coverage is not None and calibration.p * w_bm25 > 0:
         best: list[float] = []  # a min-heap of the best `exact` logits so far
         for key in sorted(base, key=lambda k: (-base[k][4], k)):
             if len(best) >= exact and base[key][4] <= best[0]:
                 break  # neither this note nor any after it can reach the best `exact`
-            covered[key] = coverage(key)
-            logit = calibration.logit(base[key][0], base[key][1], covered[key], w_emb, w_bm25)
+            cov = coverage(key)
+            logit = calibration.logit(base[key][0], base[key][1], cov, w_emb, w_bm25)
+            covered[key] = (cov, logit)
             if len(best) < exact:
                 heapq.heappush(best, logit)
             elif logit > best[0]:
                 heapq.heapreplace(best, logit)
     fused = []
-    for key, (c, s, bm, logit, _) in base.items():
+    for key, (c, _, bm, logit, _) in base.items():
         parts = {"cos": c, "bm25": bm}
         if key in covered:
-            parts["coverage"] = covered[key]
-            logit = calibration.logit(c, s, covered[key], w_emb, w_bm25)
+            parts["coverage"], logit = covered[key]
         parts["logit"] = logit
         fused.append(Fused(key, sigmoid(logit), parts, ranks[key]))
     fused.sort(key=lambda f: (-f.rrf, min(f.ranks.values()), f.key))

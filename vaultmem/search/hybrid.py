@@ -246,13 +246,18 @@ class _Search:
                 weights = self.parts.fulltext.term_weights(self.query, self.filters) if self.parts.fulltext else {}
                 self._coverage = Coverage(weights, self.analyzer) if self.analyzer is not None else None
             found = self._coverage_now(rec) if self._shown(rec) and self._coverage is not None else 0.0
-            share = self._calibration().title
-            if found < share and rec.title and self._coverage is not None and self._shown(rec):
-                found = self._calibration().coverage_with_title(found, self._coverage.of_title(rec.title))
             self.coverages[rec.path] = found
         return found
 
     def _coverage_now(self, rec: NoteRecord) -> float:
+        """Its body's, or its title's at the formula's share (Calibration.coverage_with_title)."""
+        assert self._coverage is not None
+        body, cal = self._body_coverage(rec), self._calibration()
+        if rec.title and cal.title > body:  # else the title cannot count more than the body
+            return cal.coverage_with_title(body, self._coverage.measure(rec.title))
+        return body
+
+    def _body_coverage(self, rec: NoteRecord) -> float:
         """From the note's passage terms as indexed (a few string searches), else from its
         body (a scan of the file: a note indexed without them, or changed since)."""
         assert self._coverage is not None

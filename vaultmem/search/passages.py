@@ -69,14 +69,11 @@ class Coverage:
         self._starts = english_starts(self.weights)
 
     def __call__(self, text: str) -> float:
-        """The coverage of a note's text (its body, scanned when its terms are not indexed)."""
+        """The coverage of a note's body (scanned when its terms are not indexed)."""
         return self.measure(text)
 
-    def of_title(self, title: str) -> float:
-        """The coverage of a note's title, as one line (fusion.Calibration.coverage_with_title)."""
-        return self.measure(title)
-
     def measure(self, text: str) -> float:
+        """The coverage of any text: a body through __call__, a title as one line."""
         if self.total <= 0:
             return 0.0
         low = text.lower()
