@@ -17,6 +17,7 @@ import pytest
 from tests._embedders import REPO
 from tests.conftest import Cli
 from tests.integration._vaults import comparable, make_vault, note
+from vaultmem.index.vectors import SEARCH_EF
 
 CHROMA = REPO / ".venv" / "bin" / "chroma"
 
@@ -130,6 +131,8 @@ def test_http_mode_gives_the_same_results_as_embedded(
     names = [c if isinstance(c, str) else c.name for c in client.list_collections()]
     assert len(names) == 1
     assert client.get_collection(names[0]).count() == report["embedded_chunks"]
+    # and searches it as wide as the embedded store does (vectors.SEARCH_EF)
+    assert client.get_collection(names[0]).configuration_json["hnsw"]["ef_search"] == SEARCH_EF
 
     # an edit reaches the server too
     note(
