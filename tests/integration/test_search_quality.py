@@ -196,6 +196,17 @@ def test_the_default_cut_in_a_vault_large_enough(tmp_path: Path, real_model_avai
         assert cli.ok("search", query, "--min-score", "0")["results"], query
     for query, want in [*EXACT, ("how do I descale my kettle", "shared/kettle.md")]:
         assert paths_of(cli.ok("search", query))[:1] == [want], query
+    # A question that clears the cut keeps its results down to CUT_FLOOR_SHARE of it
+    # (fusion.cut_twice); a plain --min-score at the cut leaves those out.
+    from vaultmem.search.fusion import CUT_FLOOR_SHARE
+    from vaultmem.search.fusion import RECOMMENDED_MIN_SCORE as CUT
+
+    query = "mistakes people make with plants"
+    kept = cli.ok("search", query, "--limit", "20")["results"]
+    plain = paths_of(cli.ok("search", query, "--limit", "20", "--min-score", str(CUT)))
+    assert plain and set(plain) < set(paths_of({"results": kept}))
+    lower = [r["summary"]["path"] for r in kept if CUT * CUT_FLOOR_SHARE <= r["summary"]["score"] < CUT]
+    assert lower and not set(lower) & set(plain), kept
 
 
 def test_reference_search_with_real_vectors(model_vault: Path) -> None:

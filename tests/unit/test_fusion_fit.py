@@ -18,6 +18,7 @@ def test_the_shipped_fit_says_where_it_came_from() -> None:
     assert provenance["date"] and provenance["git_revision"]
     assert fit["min_score"] == fusion.RECOMMENDED_MIN_SCORE
     assert fit["session_share"] == fusion.SESSION_SHARE
+    assert fit["cut_floor_share"] == fusion.CUT_FLOOR_SHARE
     assert (fusion.HYBRID.a, fusion.HYBRID.b, fusion.HYBRID.p, fusion.HYBRID.gate) == (
         fit["hybrid"]["a"],
         fit["hybrid"]["b"],
@@ -36,6 +37,7 @@ def test_what_the_tool_writes_is_what_search_reads(tmp_path: Path) -> None:
         {"a": 12.48761, "b": 0.0, "c": -9.26449, "sat": 20.0, "p": 0.0},
         0.03,
         0.6,
+        0.5,
         {"command": "calibrate", "sets": ["cranfield"], "split": "tune"},
     )
     written = json.loads(path.read_text(encoding="utf-8"))
@@ -44,6 +46,7 @@ def test_what_the_tool_writes_is_what_search_reads(tmp_path: Path) -> None:
     assert fusion._fitted("vector_only", written).a == 12.4876
     assert written["min_score"] == 0.03
     assert written["session_share"] == 0.6
+    assert written["cut_floor_share"] == 0.5
     assert written["provenance"]["sets"] == ["cranfield"]
     assert written["provenance"]["git_revision"]  # the code the fit ran on
     assert len(written["provenance"]["date"]) == 10  # YYYY-MM-DD

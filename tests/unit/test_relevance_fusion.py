@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from vaultmem.search.fusion import Calibration, apply_trust, calibration_for, relevance_fusion
+from vaultmem.search.fusion import Calibration, apply_trust, calibration_for, cut_twice, relevance_fusion
 
 CAL = Calibration(a=10.0, b=4.0, c=-8.0, sat=5.0)
 
@@ -214,3 +214,48 @@ def test_a_title_counts_as_one_more_line_at_its_share(body: float, title: float,
     titled = Calibration(a=1.0, b=1.0, c=0.0, sat=5.0, p=1.0, title=0.5)
     assert titled.coverage_with_title(body, title) == pytest.approx(expected)
     assert Calibration(a=1.0, b=1.0, c=0.0, sat=5.0, p=1.0).coverage_with_title(body, title) == body  # no share
+
+
+@pytest.mark.parametrize(
+    ("scores", "bar", "share", "kept"),
+    [
+        ([0.9, 0.5, 0.2], 0.3, 0.5, [0.9, 0.5, 0.2]),  # the question clears: down to 0.15 stays
+        ([0.9, 0.5, 0.1], 0.3, 0.5, [0.9, 0.5]),  # below the floor: out
+        ([0.29, 0.2, 0.1], 0.3, 0.5, []),  # nothing clears the bar: an off-topic question
+        ([0.3, 0.15, 0.149], 0.3, 0.5, [0.3, 0.15]),  # both bars inclusive
+        ([0.9, 0.5, 0.2], 0.3, 1.0, [0.9, 0.5]),  # share 1: one plain cut
+        ([0.9, 0.5, 0.2], 0.3, 2.0, [0.9, 0.5]),  # never above the bar
+        ([], 0.3, 0.5, []),
+    ],
+)
+def test_the_default_cut_is_the_questions_then_a_lower_bar(
+    scores: list[float], bar: float, share: float, kept: list[float]
+) -> None:
+    assert cut_twice(scores, lambda s, b: s >= b, bar, share) == kept
+
+
+def test_the_second_bar_counts_what_clears_whatever_the_score() -> None:
+    """`clears` decides at each bar: a match that counts whatever its score (a line holding
+    the whole question) makes the question clear, and stays whatever the floor."""
+    items = [("a", 0.01, True), ("b", 0.2, False), ("c", 0.05, False)]
+    kept = cut_twice(items, lambda it, b: it[2] or it[1] >= b, 0.3, 0.5)
+    assert [name for name, _, _ in kept] == ["a", "b"]  # b (0.2) above the floor 0.15, c not
+    kept = cut_twice(items[1:], lambda it, b: it[2] or it[1] >= b, 0.3, 0.5)
+    assert kept == []
+
+
+def test_only_what_opens_the_lower_bar_lets_the_lower_results_in() -> None:
+    """A question cleared only by the dense side's own judgement of one note keeps the plain
+    cut: that note, not the one-word matches below it (the README's example)."""
+    items = [("beer", 0.0079, False), ("reds", 0.003, True), ("other", 0.001, False)]
+
+    def clears(it: tuple[str, float, bool], bar: float) -> bool:
+        return it[1] >= bar or it[2]
+
+    def opens(it: tuple[str, float, bool], bar: float) -> bool:
+        return it[1] >= bar
+
+    assert [n for n, _, _ in cut_twice(items, clears, 0.008, 0.5, opens)] == ["reds"]
+    assert [n for n, _, _ in cut_twice(items, clears, 0.008, 0.5)] == ["beer", "reds"]
+    opened = [("top", 0.02, False), *items]
+    assert [n for n, _, _ in cut_twice(opened, clears, 0.008, 0.5, opens)] == ["top", "beer", "reds"]

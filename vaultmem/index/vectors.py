@@ -183,9 +183,14 @@ class VectorIndex:
     def _widen_search(self) -> None:
         """A collection made before SEARCH_EF (or by another client) searches as wide, from
         its next load on: ef is the one HNSW setting Chroma lets a collection change."""
+        from chromadb.errors import ChromaError
+
         hnsw = (getattr(self.collection, "configuration_json", None) or {}).get("hnsw") or {}
         if int(hnsw.get("ef_search", SEARCH_EF)) < SEARCH_EF:
-            self.collection.modify(configuration={"hnsw": {"ef_search": SEARCH_EF}})
+            try:
+                self.collection.modify(configuration={"hnsw": {"ef_search": SEARCH_EF}})
+            except ChromaError:  # a server that will not change it still searches, if narrower
+                pass
 
     def drop_other_fingerprints(self) -> list[str]:
         """Delete this vault's collections built with another embedding fingerprint."""

@@ -32,7 +32,9 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,6 +266,17 @@ VECTOR_ONLY = _fitted("vector_only", _FIT)
 # The cut leaves out answers to questions the vault cannot answer: the highest cut that keeps
 # 99% of every tune split's recall@5 (fusion_fit.json's provenance has its effect).
 RECOMMENDED_MIN_SCORE: float = _FIT["min_score"]
+# The default cut is first the question's: when no result clears it the vault holds nothing
+# on the question and nothing is returned; when one does, results down to this share of it
+# are kept too (`cut_twice`). A question a vault answers often has more than one answer, and
+# the others sit a little lower: one cut for both hid Cranfield judged abstracts that a
+# lower bar keeps, while off-topic questions stay as empty as the cut alone leaves them
+# (chosen on the tune splits, fusion_fit.json's provenance). Only a fused score (or a line
+# holding the whole question) opens the lower bar, not the dense side's own judgement of
+# a note (VECTOR_ONLY): that vouches for its note, while the question's unseen words pull
+# every fused score down and a note sharing one word with it would come in above it (the
+# README's example: "The user's brother brews his own beer" above *User prefers light reds*).
+CUT_FLOOR_SHARE: float = float(_FIT.get("cut_floor_share", 1.0))
 # How far a conversation turn moves towards its likelier session neighbour (session_lift),
 # chosen on the tune splits with the direction (fusion_fit.json's provenance).
 SESSION_SHARE: float = float(_FIT.get("session_share", 0.0))
@@ -313,3 +326,20 @@ def apply_trust(
         out.append(Scored(f.key, score, f.rrf, factor, f.contributions, f.ranks))
     out.sort(key=lambda s: (-s.score, min(s.ranks.values()), s.key))
     return out
+
+
+def cut_twice(
+    items: Sequence[T],
+    clears: Callable[[T, float], bool],
+    bar: float,
+    share: float,
+    opens: Callable[[T, float], bool] | None = None,
+) -> list[T]:
+    """The default relevance cut (CUT_FLOOR_SHARE): nothing when no item clears `bar`; else
+    every item that clears `share` × `bar` if one `opens` the lower bar (any that clears it,
+    without `opens`), the items that clear `bar` if none does; in the given order."""
+    first = [item for item in items if clears(item, bar)]
+    if not first or (opens is not None and not any(opens(item, bar) for item in first)):
+        return first
+    floor = bar * min(1.0, share)
+    return [item for item in items if clears(item, floor)]

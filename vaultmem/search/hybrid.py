@@ -26,6 +26,7 @@ from vaultmem.search.budget import ESTIMATE, pack
 from vaultmem.search.filters import DEFAULT_MODE, MODES
 from vaultmem.search.fusion import (
     CALIBRATED_MIN_NOTES,
+    CUT_FLOOR_SHARE,
     FULL_COVERAGE,
     SESSION_SHARE,
     VECTOR_ONLY,
@@ -34,6 +35,7 @@ from vaultmem.search.fusion import (
     Scored,
     apply_trust,
     calibration_for,
+    cut_twice,
     relevance_fusion,
     rrf,
     session_lift,
@@ -140,8 +142,9 @@ class _Search:
         # side alone rates at least as likely (fusion.VECTOR_ONLY: a question in other words
         # than the note's, "which family member has a cashew allergy?" for "my sister cannot
         # eat cashews", where the query's unseen words weigh the fused score down). Neither
-        # lets an off-topic question of the evaluation sets through. An explicit --min-score
-        # is a plain threshold on the score.
+        # lets an off-topic question of the evaluation sets through. Once one result clears
+        # it, results down to CUT_FLOOR_SHARE of it stay (fusion.cut_twice). An explicit
+        # --min-score is a plain threshold on the score.
         self.default_cut = opts.min_score is None and self.min_score > 0
         self.records: dict[str, NoteRecord] = {}  # every candidate's row
         self.coverages: dict[str, float] = {}  # passage coverage, by path, computed once
@@ -165,7 +168,8 @@ class _Search:
         fused = self.in_sessions(fused)
         cap = 1.0 if self.opts.fusion == "relevance" else None
         scored = apply_trust(fused, {k: r.trust for k, r in records.items()}, self.opts.trust_bias, cap)
-        scored = [s for s in scored if s.score >= self.min_score or self._matches_anyway(s)]
+        share = CUT_FLOOR_SHARE if self.default_cut else 1.0  # an explicit --min-score: one plain bar
+        scored = cut_twice(scored, self._clears, self.min_score, share, self._opens)
         chosen, collapsed = self.choose(scored, records)
         items = [(cand, self.snippet_for(cand), rel) for cand, rel in zip(chosen, self.expand(chosen), strict=True)]
         self.ranked = [cand.rec.path for cand in chosen]
@@ -279,14 +283,17 @@ class _Search:
         score = max(0.0, float(self.lexical[path].score))
         return self._calibration().lexical(score, self.coverages.get(path, 0.0), self.opts.bm25_weight)
 
-    def _matches_anyway(self, s: Scored) -> bool:
-        """Kept by the default cut whatever the fused score (see __init__)."""
-        if not self.default_cut:
-            return False
-        if s.contributions.get("coverage", 0.0) >= FULL_COVERAGE:
+    def _opens(self, s: Scored, bar: float) -> bool:
+        """Clears `bar` by its score or a line holding the whole question (see __init__)."""
+        return s.score >= bar or s.contributions.get("coverage", 0.0) >= FULL_COVERAGE
+
+    def _clears(self, s: Scored, bar: float) -> bool:
+        """Whether the cut at `bar` keeps a result: its score, else (the default cut only)
+        `_opens`, or the dense side alone rates it as likely (see __init__)."""
+        if s.score >= bar or (self.default_cut and self._opens(s, bar)):
             return True
-        hit = self.dense.get(s.key)  # its best chunk's similarity, as VECTOR_ONLY was fitted
-        return hit is not None and VECTOR_ONLY.relevance(1.0 - hit.distance, 0.0)[0] >= self.min_score
+        hit = self.dense.get(s.key) if self.default_cut else None  # its best chunk's, as VECTOR_ONLY was fitted
+        return hit is not None and VECTOR_ONLY.relevance(1.0 - hit.distance, 0.0)[0] >= bar
 
     def _calibrated(self) -> bool:
         """Whether the caller sees enough notes for the default cut (fusion.py)."""
