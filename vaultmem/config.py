@@ -57,7 +57,7 @@ class SearchDefaults:
     trust_bias: float = 0.2
     # `relevance` (a calibrated score in [0, 1]) or `rrf`: see vaultmem/search/fusion.py
     fusion: str = "relevance"
-    # results below this relevance are left out (an off-topic question returns nothing);
+    # the default relevance cut (an off-topic question returns nothing; search/fusion.py cut_twice);
     # None: the cut chosen with the calibration (search/fusion.py RECOMMENDED_MIN_SCORE)
     min_score: float | None = None
 

@@ -10,6 +10,7 @@ leaves too few of them (both from the rules of filter_rules.py).
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -23,6 +24,8 @@ from vaultmem.index.documents import Filters, IndexDoc, filter_fields
 from vaultmem.index.filter_rules import chroma_where, predicate
 from vaultmem.index.healing import Damaged, sqlite_problem
 from vaultmem.paths import CHROMA_DIR, CHROMA_STORE
+
+log = logging.getLogger("vaultmem.index")
 
 COLLECTION_PREFIX = "vaultmem"
 TEXT_KEY = "text_key"  # chunk metadata: text_key() of the text its vector embeds
@@ -182,15 +185,14 @@ class VectorIndex:
 
     def _widen_search(self) -> None:
         """A collection made before SEARCH_EF (or by another client) searches as wide, from
-        its next load on: ef is the one HNSW setting Chroma lets a collection change."""
-        from chromadb.errors import ChromaError
-
+        its next load on (ef can change after a collection is made; M and construction ef
+        cannot)."""
         hnsw = (getattr(self.collection, "configuration_json", None) or {}).get("hnsw") or {}
         if int(hnsw.get("ef_search", SEARCH_EF)) < SEARCH_EF:
             try:
                 self.collection.modify(configuration={"hnsw": {"ef_search": SEARCH_EF}})
-            except ChromaError:  # a server that will not change it still searches, if narrower
-                pass
+            except Exception as exc:  # a store that will not change it still searches, if narrower
+                log.warning("Chroma collection %s keeps its search width: %s", self.name, str(exc)[:200])
 
     def drop_other_fingerprints(self) -> list[str]:
         """Delete this vault's collections built with another embedding fingerprint."""

@@ -17,7 +17,9 @@ Two methods (SPEC §5 leaves the choice open; `[search] fusion` picks one):
   candidates (tools/evalkit/fusion_tune.py, which writes the numbers to fusion_fit.json),
   so the score is P(relevant). One formula per mode (BM25 only: a = p = 0; vectors only:
   b = p = 0). The score means the same across
-  queries, so a default cut leaves out what does not match (`--min-score`).
+  queries, so a default cut leaves out what does not match: first the question's (nothing
+  when no result clears it), then a lower bar for the rest (`cut_twice`; `--min-score` is
+  one plain bar).
 - `rrf`: weighted reciprocal rank fusion, Σ_i w_i / (rrf_k + rank_i(d)).
 
 Then × (1 + trust_bias × (trust − 0.5)), a missing trust counting 0.5, capped at 1 for
@@ -263,8 +265,8 @@ _FIT = _load_fit()
 HYBRID = _fitted("hybrid", _FIT)
 BM25_ONLY = _fitted("bm25_only", _FIT)
 VECTOR_ONLY = _fitted("vector_only", _FIT)
-# The cut leaves out answers to questions the vault cannot answer: the highest cut that keeps
-# 99% of every tune split's recall@5 (fusion_fit.json's provenance has its effect).
+# The cut leaves out answers to questions the vault cannot answer (fusion_fit.json's
+# provenance says how it was chosen and what it costs).
 RECOMMENDED_MIN_SCORE: float = _FIT["min_score"]
 # The default cut is first the question's: when no result clears it the vault holds nothing
 # on the question and nothing is returned; when one does, results down to this share of it

@@ -142,7 +142,7 @@ class _Search:
         # side alone rates at least as likely (fusion.VECTOR_ONLY: a question in other words
         # than the note's, "which family member has a cashew allergy?" for "my sister cannot
         # eat cashews", where the query's unseen words weigh the fused score down). Neither
-        # lets an off-topic question of the evaluation sets through. Once one result clears
+        # lets an off-topic question of the evaluation sets through. Once one result opens
         # it, results down to CUT_FLOOR_SHARE of it stay (fusion.cut_twice). An explicit
         # --min-score is a plain threshold on the score.
         self.default_cut = opts.min_score is None and self.min_score > 0
