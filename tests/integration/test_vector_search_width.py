@@ -46,13 +46,19 @@ def _clustered(rng: np.random.Generator, n: int) -> np.ndarray:
     return points / np.linalg.norm(points, axis=1, keepdims=True)
 
 
-def test_nearest_chunks_are_the_true_nearest(tmp_path: Path) -> None:
-    rng = np.random.default_rng(7)
+def _filled(state: Path, fingerprint: str, rng: np.random.Generator) -> tuple[VectorIndex, np.ndarray, list[IndexDoc]]:
+    """A real embedded store holding CHUNKS clustered vectors, one note each."""
     vectors = _clustered(rng, CHUNKS)
-    index = VectorIndex(make_client("embedded", tmp_path, None), "vault-under-test", "fp-width")
+    index = VectorIndex(make_client("embedded", state, None), "vault-under-test", fingerprint)
     docs = [_doc(i) for i in range(CHUNKS)]
     for start in range(0, CHUNKS, 500):
         index.add([(docs[i], Chunk(0, "", ""), vectors[i].tolist()) for i in range(start, min(start + 500, CHUNKS))])
+    return index, vectors, docs
+
+
+def test_nearest_chunks_are_the_true_nearest(tmp_path: Path) -> None:
+    rng = np.random.default_rng(7)
+    index, vectors, docs = _filled(tmp_path, "fp-width", rng)
     queries = _clustered(rng, 30)
     found = []
     for query in queries:
@@ -100,11 +106,7 @@ def test_a_collection_made_narrower_searches_as_wide_in_the_next_process(tmp_pat
     import sys
 
     rng = np.random.default_rng(11)
-    vectors = _clustered(rng, CHUNKS)
-    index = VectorIndex(make_client("embedded", tmp_path, None), "vault-under-test", "fp-old")
-    docs = [_doc(i) for i in range(CHUNKS)]
-    for start in range(0, CHUNKS, 500):
-        index.add([(docs[i], Chunk(0, "", ""), vectors[i].tolist()) for i in range(start, min(start + 500, CHUNKS))])
+    index, vectors, _ = _filled(tmp_path, "fp-old", rng)
     index.collection.modify(configuration={"hnsw": {"ef_search": 100}})  # as Chroma makes them
     np.save(tmp_path / "vectors.npy", vectors)
     np.save(tmp_path / "queries.npy", _clustered(rng, 30))
