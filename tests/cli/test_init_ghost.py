@@ -119,6 +119,19 @@ def test_ghost_add_and_list(vault: Path, cli: Cli) -> None:
     )
 
 
+def test_ghost_add_as_the_ghost_it_registers(vault: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`export VAULTMEM_GHOST=dave` before `ghost add dave`: registering it must not fail
+    because it is not registered yet (the error said to run the very command that failed)."""
+    monkeypatch.setenv("VAULTMEM_GHOST", "dave")
+    assert cli.ok("ghost", "list")["ghosts"] == ["alice", "bob"]
+    assert cli.ok("ghost", "add", "dave")["ghosts"] == ["alice", "bob", "dave"]
+    assert (
+        cli.ok("note", "create", "--title", "d", "--type", "note", "--scope", "private")["path"] == "private/dave/d.md"
+    )
+    monkeypatch.setenv("VAULTMEM_GHOST", "erin")  # any other command still needs a registered ghost
+    assert cli("list").exit_code == 5  # invalid_input
+
+
 @pytest.mark.parametrize("name", ["../bob", "Bob", "a/b", "_x", "x y", ""])
 def test_ghost_add_invalid_name_exits_5(vault: Path, cli: Cli, name: str) -> None:
     before = snapshot(vault)

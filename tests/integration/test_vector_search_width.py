@@ -115,3 +115,30 @@ def test_a_collection_made_narrower_searches_as_wide_in_the_next_process(tmp_pat
     )
     # 0.83-0.84 at width 100 on such vectors (the test above)
     assert float(out.stdout.strip().splitlines()[-1]) >= 0.97, out.stderr
+
+
+class _Store:
+    """A collection whose `modify` fails as given, then succeeds."""
+
+    def __init__(self, failures: list[str]) -> None:
+        self.configuration_json = {"hnsw": {"ef_search": 100}}
+        self.failures = failures
+        self.calls = 0
+
+    def modify(self, configuration: dict[str, dict[str, int]]) -> None:
+        self.calls += 1
+        if self.failures:
+            raise RuntimeError(self.failures.pop(0))
+        self.configuration_json = configuration
+
+
+def test_widening_waits_out_a_locked_store_and_gives_up_on_anything_else(tmp_path: Path) -> None:
+    """Seen with two busy processes beside the suite: another writer held Chroma's database
+    ("database is locked") and the widening was skipped."""
+    index = VectorIndex(make_client("embedded", tmp_path, None), "vault-under-test", "fp-locked")
+    index.collection = locked = _Store(["database is locked", "error returned from database: database is locked"])
+    index._widen_search()
+    assert locked.calls == 3 and locked.configuration_json["hnsw"]["ef_search"] == SEARCH_EF
+    index.collection = refused = _Store(["configuration cannot be changed"])
+    index._widen_search()  # logged, not raised: the store still searches, narrower
+    assert refused.calls == 1 and refused.configuration_json["hnsw"]["ef_search"] == 100

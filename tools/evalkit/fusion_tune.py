@@ -21,7 +21,6 @@ import argparse
 import datetime as dt
 import functools
 import json
-import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -43,7 +42,14 @@ from tools.evalkit.tasks import (
 from tools.evalkit.vaults import build_and_index
 from tools.machine import git_state
 from tools.repo import CORPORA, WORK
-from vaultmem.search.fusion import FIT_FILE, coverage_with_title, cut_twice, lexical_share, with_centroids
+from vaultmem.search.fusion import (
+    FIT_FILE,
+    coverage_with_title,
+    cut_twice,
+    lexical_share,
+    sigmoid,
+    with_centroids,
+)
 
 DEPTH = 60
 # The peers' figures on the tune splits, from `make eval` before this tuning (docs/
@@ -469,62 +475,71 @@ def calibrate(
                 " the vectors-only formula, which asks 0.359, and not 0.01, which asks 0.378); the effect on test"
                 " splits and off-topic sets is in that table and docs/BENCHMARKS.md",
                 "cut_floor_share": "once a result clears min_score by its fused score (or a line holding the"
-                " whole question), results down to this share of it are kept too (fusion.cut_twice): the highest round share (1, 0.75, 0.5, 0.25) at which every tune split of the"
-                " sets fitted and its paraphrase subset keep at least 99% of their recall@5 (calibrate's second table); it leaves"
+                " whole question), results down to this share of it are kept too (fusion.cut_twice): the"
+                " highest round share (1, 0.75, 0.5, 0.25) at which every tune split of the sets fitted and its"
+                " paraphrase subset keep at least 99% of their recall@5 (calibrate's second table); it leaves"
                 " the off-topic questions as empty as the cut alone",
             },
         )
 
-    def hybrid_z(row: dict[str, Any]) -> dict[str, float]:
-        return dict(in_sessions(fitted(hybrid), session)(row))
+    fuse = in_sessions(fitted(hybrid), session)
 
-    def kept(row: dict[str, Any], cut: float, share: float) -> list[str]:
-        """What the default cut keeps (search/hybrid.py, fusion.cut_twice): a result clears a
-        bar when its fused probability does, or its best passage covers the whole query (these
-        two open the lower bar), or the cosine alone (VECTOR_ONLY) does."""
-        z = hybrid_z(row)
+    def prepared(row: dict[str, Any]) -> tuple[list[str], Callable[[str, float], bool], Callable[[str, float], bool]]:
+        """A row fused once, and what the default cut asks of its results (search/hybrid.py):
+        a result clears a bar when its fused probability does, or its best passage covers the
+        whole query (these two open the lower bar), or the cosine alone (VECTOR_ONLY) does."""
+        z = dict(fuse(row))
         cov = row.get("coverage", {})
         dense = {p: 1.0 - d for p, d, _ in row["vector"]}
-        ranked = sorted(z, key=lambda p: (-z[p], p))
 
         def opens(p: str, bar: float) -> bool:
-            return 1 / (1 + math.exp(-z[p])) >= bar or cov.get(p, 0.0) >= 1.0
+            return sigmoid(z[p]) >= bar or cov.get(p, 0.0) >= 1.0
 
         def clears(p: str, bar: float) -> bool:
-            return opens(p, bar) or (p in dense and 1 / (1 + math.exp(-(sv * dense[p] + cv))) >= bar)
+            return opens(p, bar) or (p in dense and sigmoid(sv * dense[p] + cv) >= bar)
 
-        return cut_twice(ranked, clears, cut, share, opens)
+        return sorted(z, key=lambda p: (-z[p], p)), clears, opens
 
-    def r5(name: str, rows: Sequence[dict[str, Any]], cut: float, share: float = floor_share) -> float:
+    ready = {id(r): prepared(r) for rows in data.values() for r in rows}
+
+    def kept(row: dict[str, Any], bar: float, share: float) -> list[str]:
+        ranked, clears, opens = ready[id(row)]
+        return cut_twice(ranked, clears, bar, share, opens)
+
+    def r5(name: str, rows: Sequence[dict[str, Any]], bar: float, share: float) -> float:
         total = 0.0
         for r in rows:
-            ranked = kept(r, cut, share)
+            ranked = kept(r, bar, share)
             if name == "cranfield":
                 total += recall_at_k(ranked, set(r["relevant"]), 5)
             else:
                 total += 1.0 if any(p in r["relevant"] for p in ranked[:5]) else 0.0
         return total / max(len(rows), 1)
 
+    # every split and its paraphrase subset (the issue's line holds there too)
+    parts: list[tuple[str, str, list[dict[str, Any]]]] = []
+    for name, rows in data.items():
+        for split in ("tune", "test"):
+            part = [r for r in rows if r["split"] == split]
+            parts += [
+                (name, f"{name} {split}", part),
+                (name, f"{name}~para {split}", [r for r in part if r.get("para")]),
+            ]
+    without = {label: r5(name, rows, 0.0, 1.0) for name, label, rows in parts}
+
+    def recalls(bar: float, share: float) -> list[str]:
+        return [f"{label} R@5 {without[label]:.3f}->{r5(name, rows, bar, share):.3f}" for name, label, rows in parts]
+
     for bar in (0.003, 0.004, 0.005, 0.006, 0.007, 0.0075, 0.008, 0.0085, 0.009, 0.0095, 0.01, 0.015, 0.02, 0.03):
-        line = [f"cut {bar}:"]
-        for name, rows in data.items():
-            for split in ("tune", "test"):
-                part = [r for r in rows if r["split"] == split]
-                line.append(f"{name} {split} R@5 {r5(name, part, 0.0):.3f}->{r5(name, part, bar):.3f}")
-                para = [r for r in part if r.get("para")]  # the issue's line holds there too
-                line.append(f"{name}~para {split} R@5 {r5(name, para, 0.0):.3f}->{r5(name, para, bar):.3f}")
-            off = [r for r in rows if r["split"] == "offtopic"]
-            line.append(f"{name} off-topic empty {sum(1 for r in off if not kept(r, bar, floor_share))}/{len(off)}")
-        print("  ".join(line))
+        empty = [
+            f"{name} off-topic empty {sum(1 for r in off if not kept(r, bar, floor_share))}/{len(off)}"
+            for name, rows in data.items()
+            for off in [[r for r in rows if r["split"] == "offtopic"]]
+        ]
+        print("  ".join([f"cut {bar}:", *recalls(bar, floor_share), *empty]))
     print(f"at cut {cut}, by the share of it kept once a result clears it (off-topic: as the cut alone):")
     for share in (1.0, 0.75, 0.5, 0.25):
-        line = [f"floor share {share}:"]
-        for name, rows in data.items():
-            for split in ("tune", "test"):
-                part = [r for r in rows if r["split"] == split]
-                for label, view in ((name, part), (f"{name}~para", [r for r in part if r.get("para")])):
-                    line.append(f"{label} {split} R@5 {r5(name, view, 0.0):.3f}->{r5(name, view, cut, share):.3f}")
-        print("  ".join(line))
+        print("  ".join([f"floor share {share}:", *recalls(cut, share)]))
 
 
 def write_fit(

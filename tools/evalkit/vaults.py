@@ -3,6 +3,7 @@ process through the search service (the CLI when the service cannot be imported)
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -63,12 +64,11 @@ def memory_vault(
     returns note path -> doc id), written once and kept while `spec`, everything the notes
     are made from, is unchanged; then indexed. Returns (note path -> doc id, the index's
     figures)."""
-    import hashlib
-
     digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode("utf-8")).hexdigest()[:16]
     record = vault / ".vaultmem-eval.json"
-    if record.exists() and json.loads(record.read_text(encoding="utf-8")).get("digest") == digest:
-        paths: dict[str, str] = json.loads(record.read_text(encoding="utf-8"))["paths"]
+    kept = json.loads(record.read_text(encoding="utf-8")) if record.exists() else {}
+    if kept.get("digest") == digest:
+        paths: dict[str, str] = kept["paths"]
     else:
         if vault.exists():
             shutil.rmtree(vault)

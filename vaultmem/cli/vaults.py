@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from vaultmem.cli.common import GhostOpt, JsonOpt, VaultOpt, globals_of, json_mode, open_app
+from vaultmem.cli.common import GhostOpt, JsonOpt, VaultOpt, globals_of, json_mode
 from vaultmem.cli.output import clean, emit, safe
 from vaultmem.models import GhostsResult, InitResult
 
@@ -88,13 +88,19 @@ def register(app: typer.Typer) -> None:
         """Register a ghost in vaultmem.toml and create its folders."""
         from vaultmem.services.vaults import add_ghost
 
-        app_ = open_app(ctx, vault, None)
-        emit(add_ghost(app_.root, name), json_mode(ctx, json_), _render_ghosts)
+        emit(add_ghost(_vault_root(ctx, vault), name), json_mode(ctx, json_), _render_ghosts)
 
     @ghost_app.command("list")
     def ghost_list(ctx: typer.Context, vault: VaultOpt = None, ghost: GhostOpt = None, json_: JsonOpt = False) -> None:
         """List registered ghosts."""
         from vaultmem.services.vaults import list_ghosts
 
-        app_ = open_app(ctx, vault, None)
-        emit(list_ghosts(app_.root), json_mode(ctx, json_), _render_ghosts)
+        emit(list_ghosts(_vault_root(ctx, vault)), json_mode(ctx, json_), _render_ghosts)
+
+
+def _vault_root(ctx: typer.Context, vault: Path | None) -> Path:
+    """The vault `ghost add|list` work on. They act as no ghost: registering the ghost that
+    $VAULTMEM_GHOST already names must not fail because it is not registered yet."""
+    from vaultmem.config import find_vault
+
+    return find_vault(vault or globals_of(ctx).get("vault"))

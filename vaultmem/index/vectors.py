@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,10 +30,12 @@ log = logging.getLogger("vaultmem.index")
 
 COLLECTION_PREFIX = "vaultmem"
 TEXT_KEY = "text_key"  # chunk metadata: text_key() of the text its vector embeds
-# How wide Chroma's HNSW search looks (ef). Chroma's default (100) missed 2% of the true 40
-# nearest chunks of the Obsidian Help vault's questions, some far nearer than the last one
-# it returned (0.55 against 0.78), and which ones it missed changed when the graph was
-# rebuilt; 400 (no fewer than the most chunks `nearest` asks for) found 99.9% of them.
+# How wide Chroma's HNSW search looks (ef). At Chroma's default (100) the 200 chunks a search
+# of 10 notes asks for held 98.3% of the true nearest 200 for the Obsidian Help questions (the
+# 40 of review's near-duplicate check 97.9%), some misses far nearer than the last chunk
+# returned (0.55 against 0.78), and which ones changed when a process loaded the graph anew;
+# at 400 (no fewer than the most chunks `nearest` asks for) 99.8% and 99.9%
+# (docs/BENCHMARKS.md, "How wide the dense side looks").
 SEARCH_EF = 400
 
 
@@ -188,11 +191,19 @@ class VectorIndex:
         its next load on (ef can change after a collection is made; M and construction ef
         cannot)."""
         hnsw = (getattr(self.collection, "configuration_json", None) or {}).get("hnsw") or {}
-        if int(hnsw.get("ef_search", SEARCH_EF)) < SEARCH_EF:
+        if int(hnsw.get("ef_search", SEARCH_EF)) >= SEARCH_EF:
+            return
+        for wait in (0.05, 0.2, 0.8, None):
             try:
                 self.collection.modify(configuration={"hnsw": {"ef_search": SEARCH_EF}})
+                return
             except Exception as exc:  # a store that will not change it still searches, if narrower
-                log.warning("Chroma collection %s keeps its search width: %s", self.name, str(exc)[:200])
+                # another process (or Chroma's own background work) writing the store holds
+                # its database for a moment: worth a short wait; anything else is not
+                if wait is None or "locked" not in str(exc):
+                    log.warning("Chroma collection %s keeps its search width: %s", self.name, str(exc)[:200])
+                    return
+                time.sleep(wait)
 
     def drop_other_fingerprints(self) -> list[str]:
         """Delete this vault's collections built with another embedding fingerprint."""

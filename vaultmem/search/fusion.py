@@ -10,10 +10,10 @@ Two methods (SPEC §5 leaves the choice open; `[search] fusion` picks one):
   similarity it did return: it is at most that near), s(d) its BM25F score (0 when BM25
   did not return it), cov(d) the share of the
   query's idf weight its best sentence or line holds (search/passages.py; or `title` of
-  its title's, Calibration.coverage_with_title, if that is more), g(d) how
-  much of its word matches count (Calibration.lexical_share: 1 from cosine `gate` up, below
-  it the larger of cos(d)/gate and cov(d)), σ the logistic function. The direction (a : b : p) and sat were chosen for ranking on the tune splits of
-  the evaluation sets, the scale and c fitted by logistic regression on the same
+  its title's, Calibration.coverage_with_title, if that is more), g(d) how much of its
+  word matches count (Calibration.lexical_share: 1 from cosine `gate` up, below it the
+  larger of cos(d)/gate and cov(d)), σ the logistic function. The direction (a : b : p)
+  and sat were chosen for ranking on the tune splits of the evaluation sets, the scale and c fitted by logistic regression on the same
   candidates (tools/evalkit/fusion_tune.py, which writes the numbers to fusion_fit.json),
   so the score is P(relevant). One formula per mode (BM25 only: a = p = 0; vectors only:
   b = p = 0). The score means the same across
@@ -152,19 +152,19 @@ def relevance_fusion(
         for position, key in enumerate(ranking, 1):
             ranks.setdefault(key, {})[name] = position
     w_emb, w_bm25 = float(weights.get("vector", 1.0)), float(weights.get("bm25", 1.0))
-    # key -> (cos, BM25 score, bm25 saturated, logit without coverage, the most coverage can
-    # make of it: all of BM25 and p, lexical_share being at most 1)
-    base: dict[str, tuple[float, float, float, float, float]] = {}
+    # key -> (cos, BM25 score, logit without coverage, the most coverage can make of it: all
+    # of BM25 and p, lexical_share being at most 1)
+    base: dict[str, tuple[float, float, float, float]] = {}
     for key in ranks:
         c = cos.get(key, floor)
         s = max(0.0, lexical.get(key, 0.0))
         most = calibration.logit(c, 0.0, 0.0, w_emb, 0.0) + calibration.lexical(s, 1.0, w_bm25)
-        base[key] = (c, s, s / (s + calibration.sat), calibration.logit(c, s, 0.0, w_emb, w_bm25), most)
+        base[key] = (c, s, calibration.logit(c, s, 0.0, w_emb, w_bm25), most)
     covered: dict[str, tuple[float, float]] = {}  # key -> (coverage, the logit with it)
     if coverage is not None and calibration.p * w_bm25 > 0:
         best: list[float] = []  # a min-heap of the best `exact` logits so far
-        for key in sorted(base, key=lambda k: (-base[k][4], k)):
-            if len(best) >= exact and base[key][4] <= best[0]:
+        for key in sorted(base, key=lambda k: (-base[k][3], k)):
+            if len(best) >= exact and base[key][3] <= best[0]:
                 break  # neither this note nor any after it can reach the best `exact`
             cov = coverage(key)
             logit = calibration.logit(base[key][0], base[key][1], cov, w_emb, w_bm25)
@@ -174,8 +174,8 @@ def relevance_fusion(
             elif logit > best[0]:
                 heapq.heapreplace(best, logit)
     fused = []
-    for key, (c, _, bm, logit, _) in base.items():
-        parts = {"cos": c, "bm25": bm}
+    for key, (c, s, logit, _) in base.items():
+        parts = {"cos": c, "bm25": s / (s + calibration.sat)}
         if key in covered:
             parts["coverage"], logit = covered[key]
         parts["logit"] = logit

@@ -143,8 +143,7 @@ class _Search:
         # than the note's, "which family member has a cashew allergy?" for "my sister cannot
         # eat cashews", where the query's unseen words weigh the fused score down). Neither
         # lets an off-topic question of the evaluation sets through. Once one result opens
-        # it, results down to CUT_FLOOR_SHARE of it stay (fusion.cut_twice). An explicit
-        # --min-score is a plain threshold on the score.
+        # it, results down to CUT_FLOOR_SHARE of it stay (fusion.cut_twice).
         self.default_cut = opts.min_score is None and self.min_score > 0
         self.records: dict[str, NoteRecord] = {}  # every candidate's row
         self.coverages: dict[str, float] = {}  # passage coverage, by path, computed once
@@ -168,8 +167,10 @@ class _Search:
         fused = self.in_sessions(fused)
         cap = 1.0 if self.opts.fusion == "relevance" else None
         scored = apply_trust(fused, {k: r.trust for k, r in records.items()}, self.opts.trust_bias, cap)
-        share = CUT_FLOOR_SHARE if self.default_cut else 1.0  # an explicit --min-score: one plain bar
-        scored = cut_twice(scored, self._clears, self.min_score, share, self._opens)
+        if self.default_cut:
+            scored = cut_twice(scored, self._clears, self.min_score, CUT_FLOOR_SHARE, self._opens)
+        else:  # an explicit --min-score (or none): one plain bar
+            scored = [s for s in scored if s.score >= self.min_score]
         chosen, collapsed = self.choose(scored, records)
         items = [(cand, self.snippet_for(cand), rel) for cand, rel in zip(chosen, self.expand(chosen), strict=True)]
         self.ranked = [cand.rec.path for cand in chosen]
@@ -288,11 +289,10 @@ class _Search:
         return s.score >= bar or s.contributions.get("coverage", 0.0) >= FULL_COVERAGE
 
     def _clears(self, s: Scored, bar: float) -> bool:
-        """Whether the cut at `bar` keeps a result: its score, else (the default cut only)
-        `_opens`, or the dense side alone rates it as likely (see __init__)."""
-        if s.score >= bar or (self.default_cut and self._opens(s, bar)):
+        """Kept by the default cut at `bar`: `_opens`, or the dense side alone rates it so."""
+        if self._opens(s, bar):
             return True
-        hit = self.dense.get(s.key) if self.default_cut else None  # its best chunk's, as VECTOR_ONLY was fitted
+        hit = self.dense.get(s.key)  # its best chunk's similarity, as VECTOR_ONLY was fitted
         return hit is not None and VECTOR_ONLY.relevance(1.0 - hit.distance, 0.0)[0] >= bar
 
     def _calibrated(self) -> bool:

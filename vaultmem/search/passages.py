@@ -69,11 +69,12 @@ class Coverage:
         self._starts = english_starts(self.weights)
 
     def __call__(self, text: str) -> float:
-        """The coverage of a note's body (scanned when its terms are not indexed)."""
+        """The coverage of a note's body: a scan of its file, for a note whose terms are not
+        indexed (one separate entry point, so tests can tell such scans apart)."""
         return self.measure(text)
 
     def measure(self, text: str) -> float:
-        """The coverage of any text: a body through __call__, a title as one line."""
+        """The coverage of any text (a title as one line, say)."""
         if self.total <= 0:
             return 0.0
         low = text.lower()
