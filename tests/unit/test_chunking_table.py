@@ -5,14 +5,15 @@ heading path ("H1 > H2", empty before the first heading) says where it is; parag
 long on their own split at sentences, then at words; code fences never start a section;
 at most MAX_CHUNKS_PER_NOTE chunks. Token estimate: one per word or punctuation mark, a
 word of 8+ characters one more per 8 characters. Chunk text is the note's own text,
-paragraphs joined by a blank line.
+paragraphs joined by a blank line. `note_chunks` puts front-matter prose first and makes
+a body the model reads whole (`fits`, the embedder's tokenizer) one chunk.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from vaultmem.index.chunking import BUDGET, MAX_CHUNKS_PER_NOTE, chunk_note, estimate_tokens
+from vaultmem.index.chunking import BUDGET, MAX_CHUNKS_PER_NOTE, MAX_TOKENS, chunk_note, estimate_tokens, note_chunks
 
 # (body, budget or None for the default) -> [(heading path, text), ...]
 CASES = [
@@ -135,3 +136,51 @@ def test_chunk_note(body: str, budget: int | None, expected: list[tuple[str, str
 def test_estimate_tokens(text: str, tokens: int) -> None:
     # the estimate the chunk budget is measured in (module docstring rule)
     assert estimate_tokens(text) == tokens
+
+
+TWO = " ".join(["w"] * 250)  # two chunks by the budget (see default-window-200-tokens)
+HEADED = "# A\nalpha\n# B\nbeta"  # two sections, two chunks
+
+
+def always(_text: str) -> bool:
+    return True
+
+
+def never(_text: str) -> bool:
+    return False
+
+
+# (body, prose, fits) -> [(heading, text), ...]
+NOTE_CASES = [
+    pytest.param(TWO, "", None, [("", " ".join(["w"] * 200)), ("", " ".join(["w"] * 50))], id="no-window-check"),
+    pytest.param(
+        TWO, "", never, [("", " ".join(["w"] * 200)), ("", " ".join(["w"] * 50))], id="too-long-for-the-model"
+    ),
+    pytest.param(TWO, "", always, [("", TWO)], id="read-whole-one-chunk"),
+    pytest.param(HEADED, "", always, [("", HEADED)], id="whole-keeps-its-headings-as-text"),
+    pytest.param(HEADED, "", never, [("A", "alpha"), ("B", "beta")], id="sections-when-it-does-not-fit"),
+    pytest.param(TWO, "A summary.", always, [("", "A summary."), ("", TWO)], id="prose-first-then-whole-body"),
+    pytest.param("Short.", "", always, [("", "Short.")], id="one-chunk-anyway"),
+    pytest.param("", "", always, [("", "")], id="empty-note-title-only-chunk"),
+]
+
+
+@pytest.mark.parametrize(("body", "prose", "fits", "expected"), NOTE_CASES)
+def test_note_chunks(body: str, prose: str, fits: object, expected: list[tuple[str, str]]) -> None:
+    chunks = note_chunks(body, prose, "Title", fits)  # type: ignore[arg-type]
+    assert [(c.heading, c.text) for c in chunks] == expected
+    assert [c.index for c in chunks] == list(range(len(expected)))
+
+
+def test_the_window_check_sees_the_title_and_is_asked_only_when_it_matters() -> None:
+    asked: list[str] = []
+
+    def fits(text: str) -> bool:
+        asked.append(text)
+        return True
+
+    note_chunks("Short.", "", "Title", fits)
+    note_chunks(" ".join(["w"] * (2 * MAX_TOKENS + 1)), "", "Title", fits)  # far past any window
+    assert asked == []
+    note_chunks(TWO, "", "My title", fits)
+    assert asked == [f"My title\n{TWO}"]  # the text embedded: title, then the whole body

@@ -21,6 +21,7 @@ import argparse
 import datetime as dt
 import functools
 import json
+import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -436,6 +437,10 @@ def calibrate(
     )
     print(f"VECTOR_ONLY = Calibration(a={sv:.4f}, b=0.0, c={cv:.4f}, sat=20.0)")
 
+    def asks(cut: float) -> float:
+        """The cosine that clears `cut` by the vectors-only formula."""
+        return (math.log(cut / (1 - cut)) - cv) / sv
+
     if write is not None:
         write_fit(
             write,
@@ -472,8 +477,9 @@ def calibrate(
                 " subset of the sets fitted keeps all of it up to 0.01, which leaves more off-topic questions"
                 " empty but was not taken: agent memory (not fitted) would lose more of its answers (tune"
                 " recall@5 0.541 -> 0.432) and the README's example its answer (whose cosine, 0.369, clears 0.008 by"
-                " the vectors-only formula, which asks 0.359, and not 0.01, which asks 0.378); the effect on test"
-                " splits and off-topic sets is in that table and docs/BENCHMARKS.md",
+                f" the vectors-only formula, which asks {asks(0.008):.3f}, and not 0.01, which asks"
+                f" {asks(0.01):.3f}); the effect on test splits and off-topic sets is in that table and"
+                " docs/BENCHMARKS.md",
                 "cut_floor_share": "once a result clears min_score by its fused score (or a line holding the"
                 " whole question), results down to this share of it are kept too (fusion.cut_twice): the"
                 " highest round share (1, 0.75, 0.5, 0.25) at which every tune split of the sets fitted and its"

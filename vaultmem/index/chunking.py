@@ -4,16 +4,24 @@ all-MiniLM-L6-v2 reads at most 256 word pieces; anything longer is silently cut 
 chunk is one section's paragraphs packed up to a budget below that, each prefixed with the
 note title and heading path so a paragraph deep in a note still says what it is about.
 Paragraphs too long on their own are split at sentences, then at words.
+
+A note the model can read whole is one chunk, whatever the budget: the budget is an
+estimate kept below the window, and splitting a 230-piece abstract in two gives each half
+an embedding of half its meaning. Only the model's own tokenizer can say what fits (code
+and rare words run to several pieces a word), so the indexer passes `fits` when it has one.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from vaultmem.vault.markdown import HEADING_RE, code_lines
 
-CHUNKER_VERSION = "c4"  # c4: fences close as CommonMark says (a `~~~` in a ``` block is code)
+# c4: fences close as CommonMark says (a `~~~` in a ``` block is code); c5: a note that fits
+# the model's window whole is one chunk
+CHUNKER_VERSION = "c5"
 MAX_TOKENS = 256  # the model's window in word pieces
 BUDGET = 200  # estimated tokens per chunk body, leaving room for the title prefix
 MAX_CHUNKS_PER_NOTE = 256  # bounds embedding work on huge notes; BM25 still covers all
@@ -119,11 +127,17 @@ def chunk_plain(text: str, budget: int = BUDGET) -> list[Chunk]:
     return chunks[:MAX_CHUNKS_PER_NOTE]
 
 
-def note_chunks(body: str, prose: str = "") -> list[Chunk]:
+def note_chunks(body: str, prose: str = "", title: str = "", fits: Callable[[str], bool] | None = None) -> list[Chunk]:
     """The chunks embedded for a note: its front-matter prose (a `description` is often
-    the best summary there is) as chunk 0 when present, then the body's chunks. A note
-    with neither still gets one (title-only) chunk, so it can be found by meaning."""
+    the best summary there is) as chunk 0 when present, then the body's chunks: one, the
+    whole body, when `fits` says the model reads it whole under `title` (search's snippets
+    chunk without it: a note embedded whole shows its first chunk's). A note with neither
+    still gets one (title-only) chunk, so it can be found by meaning."""
     chunks = chunk_note(body)
+    if len(chunks) > 1 and fits is not None and estimate_tokens(body) <= 2 * MAX_TOKENS:
+        whole = Chunk(0, "", body.strip())
+        if fits(whole.embed_text(title)):
+            chunks = [whole]
     if prose:
         return [Chunk(0, "", prose), *(Chunk(c.index + 1, c.heading, c.text) for c in chunks)]
     return chunks or [Chunk(0, "", "")]

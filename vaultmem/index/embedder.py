@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -141,6 +141,25 @@ def _exported(path: str, precision: str = FLOAT32) -> Any:
     return opener(Path(path), lambda: _load_sentence_transformer(path))
 
 
+@functools.cache
+def _window_counter(path: str) -> Callable[[str], bool] | None:
+    """Whether the model at `path` reads a text whole (its tokenizer's pieces, the special
+    tokens included, within its max_seq_length), or None without a tokenizer file."""
+    if not Path(path, "tokenizer.json").exists():
+        return None
+    try:
+        from tokenizers import Tokenizer
+    except ImportError:
+        return None
+    from vaultmem.index.onnx_export import max_seq_length
+
+    tokenizer = Tokenizer.from_file(str(Path(path, "tokenizer.json")))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    window = max_seq_length(Path(path))
+    return lambda text: len(tokenizer.encode(text).ids) <= window
+
+
 class EmbeddingUnavailable(VaultmemError):
     code = "embedding_unavailable"
 
@@ -182,6 +201,11 @@ class SentenceTransformerEmbedder:
         without an export."""
         exported = self.exported()
         return None if exported is None else list(exported.token_counts(texts))
+
+    def fits_window(self) -> Callable[[str], bool] | None:
+        """Whether the model reads a text whole (chunking.note_chunks), or None if its
+        tokenizer cannot tell."""
+        return _window_counter(self.path)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:

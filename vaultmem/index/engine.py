@@ -256,6 +256,8 @@ class Indexer:
             with self.db.transaction():
                 self.db.drop_centroids(drop)
                 self.db.mark_dropped("vec_hash", drop)
+        window = getattr(embedder, "fits_window", None)  # a note the model reads whole is one chunk
+        fits = window() if window is not None else None
         notes = chunks = embedded = 0
         items: list[tuple[IndexDoc, Chunk, str]] = []
         docs: list[IndexDoc] = []
@@ -264,7 +266,8 @@ class Indexer:
             if body is not None:
                 doc = doc_for(rec, body)
                 docs.append(doc)
-                items.extend((doc, chunk, chunk.embed_text(doc.title)) for chunk in note_chunks(doc.body, doc.prose))
+                parts = note_chunks(doc.body, doc.prose, doc.title, fits)
+                items.extend((doc, chunk, chunk.embed_text(doc.title)) for chunk in parts)
             if len(items) >= EMBED_GROUP_CHUNKS or len(docs) >= EMBED_GROUP_NOTES or done == len(todo):
                 before = done - len(docs)
 

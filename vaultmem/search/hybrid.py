@@ -1,5 +1,5 @@
-"""memory_search: lexical + dense retrieval, RRF fusion, trust bias, near-duplicate
-collapse, graph expansion and token-budget packing (SPEC §5).
+"""memory_search: lexical + dense retrieval, calibrated fusion (fusion.py), trust bias,
+near-duplicate collapse, graph expansion and token-budget packing (SPEC §5).
 
 The engine gets its parts as arguments; it never reads configuration or builds an index.
 Access rules arrive inside `Filters.readers` and are applied inside both retrievers, so a
