@@ -46,6 +46,31 @@ def test_exported_vectors_match_the_model(model_dir: Path) -> None:
     assert np.abs(singles - ours).max() < 1e-5
 
 
+def test_a_session_run_holds_a_bounded_number_of_tokens(model_dir: Path) -> None:
+    # onnxruntime keeps the memory of its largest run: full-window texts go fewer at a time
+    exported = _exported(str(model_dir))
+    assert exported is not None
+    shapes: list[tuple[int, int]] = []
+    session = exported._session
+
+    class Spy:
+        def run(self, outputs: object, feeds: dict[str, np.ndarray]) -> object:
+            shapes.append(feeds["input_ids"].shape)
+            return session.run(outputs, feeds)
+
+    texts = ["long " * 400] * 20 + ["short text"] * 20
+    exported._session = Spy()
+    try:
+        ours = np.array(exported.embed(texts))
+    finally:
+        exported._session = session
+    assert [w for _, w in shapes][:1] == [256]  # longest first, at the full window
+    assert all(n * w <= onnx_export.RUN_TOKENS for n, w in shapes)
+    assert sum(n for n, _ in shapes) == len(texts)
+    theirs = _load_sentence_transformer(str(model_dir)).encode(texts, normalize_embeddings=True)
+    assert np.abs(ours - theirs).max() < 1e-5
+
+
 def test_the_embedder_embeds_through_the_export(model_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     embedder = load(choose("auto", "all-MiniLM-L6-v2"))
     assert embedder is not None and embedder.dims == 384

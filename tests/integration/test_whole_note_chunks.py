@@ -20,15 +20,16 @@ def _words(n: int) -> str:
 
 
 def test_the_window_check_counts_the_models_pieces(real_model_available: None) -> None:
-    from vaultmem.index.embedder import _bundled_path, _window_counter
+    from vaultmem.index.embedder import SentenceTransformerEmbedder, _bundled_path
 
     path = _bundled_path()
     assert path is not None
-    fits = _window_counter(path)
+    fits = SentenceTransformerEmbedder(path, "all-MiniLM-L6-v2", dims=384).fits_window()
     assert fits is not None
     # 256 pieces with [CLS] and [SEP]: the whole window, and one more is past it
     assert fits(_words(254)) is True
     assert fits(_words(255)) is False
+    assert fits(_words(400)) is False
 
 
 def test_a_note_that_fits_the_window_is_one_chunk(model_cli: Cli, model_vault: Path) -> None:

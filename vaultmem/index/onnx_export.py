@@ -49,6 +49,12 @@ MAX_DIFF = 1e-4
 QUANT_VERSION = "1"  # bump when the quantization recipe changes
 MIN_COSINE = 0.98  # an int8 model's vectors against the float export's, on PROBES
 BATCH = 16  # texts per session run (see ExportedModel.embed)
+# Tokens per session run, padding included. onnxruntime keeps the memory of the largest run
+# it has made: 16 texts of 250 words held 594 MB and never gave it back, so a watcher's RSS
+# rose by whichever notes it embedded (notes embedded whole fill the window). Runs of at
+# most 1,024 tokens (16 texts up to 64 pieces, 4 at the full window) peaked at 297 MB and
+# embedded as fast or faster (tools/bench/embed.py, Obsidian Help: 122 chunks/s against 114).
+RUN_TOKENS = BATCH * 64
 
 
 def cache_dir() -> Path:
@@ -123,6 +129,11 @@ class ExportedModel:
         self._encoded = {t: (e.ids, e.type_ids) for t, e in zip(texts, encodings, strict=True)}
         return [len(e.ids) for e in encodings]
 
+    def reads_whole(self, text: str) -> bool:
+        """Whether the model reads all of `text`: its pieces, [CLS] and [SEP] included, fit
+        the window, so the tokenizer cut nothing off. Nothing is kept, unlike token_counts."""
+        return not self._tokenizer.encode(text).overflowing
+
     def _encode(self, texts: Sequence[str]) -> list[tuple[list[int], list[int]]]:
         """(ids, type ids) of `texts`: those token_counts kept (taken out, so nothing stays
         held once a group is embedded), the others tokenized now."""
@@ -139,17 +150,20 @@ class ExportedModel:
         return [local[t] for t in texts]
 
     def embed(self, texts: Sequence[str], batch: int = BATCH) -> list[list[float]]:
-        """Unit vectors of `texts`, run `batch` at a time in order of length (as
-        sentence-transformers does), so a batch pads its texts to a similar length: at
-        batches of 32 in the given order, padding cost ~30% of the throughput."""
+        """Unit vectors of `texts`, run at most `batch` and RUN_TOKENS tokens at a time in
+        order of length (as sentence-transformers does), so a batch pads its texts to a
+        similar length: at batches of 32 in the given order, padding cost ~30% of the
+        throughput."""
         import numpy as np
 
         encodings = self._encode(texts)
         order = sorted(range(len(encodings)), key=lambda i: -len(encodings[i][0]))
         out: list[list[float]] = [[] for _ in encodings]
-        for start in range(0, len(order), batch):
-            group = order[start : start + batch]
-            width = len(encodings[group[0]][0])
+        start = 0
+        while start < len(order):
+            width = len(encodings[order[start]][0])
+            group = order[start : start + max(1, min(batch, RUN_TOKENS // max(width, 1)))]
+            start += len(group)
             ids = np.zeros((len(group), width), dtype=np.int64)  # [PAD] is token 0
             types = np.zeros((len(group), width), dtype=np.int64)
             mask = np.zeros((len(group), width), dtype=np.int64)
