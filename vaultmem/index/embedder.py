@@ -185,8 +185,7 @@ class SentenceTransformerEmbedder:
 
     def fits_window(self) -> Callable[[str], bool] | None:
         """Whether the model reads a text whole (chunking.note_chunks), by the export's own
-        tokenizer; None without an export. A second tokenizer of its own cost the watcher
-        ~10% more memory growth under 2,000 edits (make bench's churn row)."""
+        tokenizer (the one that feeds the model); None without an export."""
         exported = self.exported()
         return None if exported is None else exported.reads_whole
 
