@@ -54,3 +54,12 @@ def test_unreadable_lines_are_skipped_and_long_provenance_refused(vault: Path, c
     assert list(parse_lines(text)) == [good]
     res = cli("capture", "x", "--reason", "r" * 501, ghost="alice")
     assert res.exit_code == 5 and read_all(vault) == []
+
+
+def test_a_batch_of_writes_journals_each_file_once(vault: Path, cli: Cli) -> None:
+    """`write` holds the watcher's notice to the end of the batch; the journal line of each
+    file is written once, when the file is (each line was written twice before)."""
+    items = [{"type": "semantic", "content": f"Memory number {i} about tea"} for i in range(3)]
+    made = cli.ok("write", "-", input=json.dumps(items), ghost="alice")
+    entries = read_all(vault)
+    assert sorted(e.path for e in entries) == sorted(w["path"] for w in made["written"])

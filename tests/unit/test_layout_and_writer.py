@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -103,6 +104,7 @@ def test_walk_notes_skips_ignored_and_flags_symlinks(tmp_path: Path) -> None:
     (root / "shared/out-link.md").symlink_to(tmp_path / "out/o.md")
     (root / "shared/dir-link").symlink_to(tmp_path / "out")
     (root / "shared/broken.md").symlink_to(tmp_path / "missing.md")
+    (root / "shared/gone.md").symlink_to(root / "shared/missing.md")
     found = {e.relpath: e for e in walk_notes(root)}
     assert set(found) == {
         "shared/a.md",
@@ -110,9 +112,30 @@ def test_walk_notes_skips_ignored_and_flags_symlinks(tmp_path: Path) -> None:
         "shared/in-link.md",
         "shared/out-link.md",
         "shared/broken.md",
+        "shared/gone.md",
     }
     assert found["shared/out-link.md"].symlink and not found["shared/a.md"].symlink
-    assert found["shared/broken.md"].size == -1
+    assert found["shared/gone.md"].size == -1  # inside the vault, nothing there
+    # never followed (it leaves the vault): the link's own stat, whatever is at its end
+    assert found["shared/broken.md"].size == len(str(tmp_path / "missing.md"))
+    assert found["shared/in-link.md"].size == 1  # followed: the size of what it points at
+
+
+def test_walk_notes_never_follows_a_symlink_into_other_readers_notes(tmp_path: Path) -> None:
+    """`shared/peek.md -> private/alice/x.md` is refused by the indexer; its stat must not
+    follow alice's note either, or `status` would count her edits as a change (SPEC §3)."""
+    root = tmp_path / "v"
+    (root / "private/alice").mkdir(parents=True)
+    (root / "shared").mkdir()
+    secret = root / "private/alice/x.md"
+    secret.write_text("zebracorn")
+    (root / "shared/peek.md").symlink_to("../private/alice/x.md")
+    before = {e.relpath: (e.size, e.mtime_ns) for e in walk_notes(root)}
+    secret.write_text("zebracorn launch code 4471, changed by alice")
+    os.utime(secret, ns=(before["private/alice/x.md"][1] + 10**9,) * 2)
+    after = {e.relpath: (e.size, e.mtime_ns) for e in walk_notes(root)}
+    assert after["private/alice/x.md"] != before["private/alice/x.md"]
+    assert after["shared/peek.md"] == before["shared/peek.md"]
 
 
 # --- body edits -----------------------------------------------------------------------------

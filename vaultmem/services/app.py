@@ -149,11 +149,17 @@ class App:
 
     # --- after writes -------------------------------------------------------------------
 
-    def wrote(self, paths: Iterable[str]) -> None:
+    def wrote(self, paths: Iterable[str], upkeep: bool = False) -> None:
         """Services call this after writing note files (vault-relative paths): each gets its
-        line in the write journal at once, and the watcher hears of them (once per batch)."""
+        line in the write journal at once, and the watcher hears of them (once per batch).
+        `upkeep`: writes the caller did not ask for and may not see (the links of another
+        ghost's private note to a note it moved): journaled as no ghost's, so they are
+        never in the caller's journal, review or commits (SPEC §3), but a person's."""
         changed = list(paths)
-        self._journal(changed)
+        if upkeep:
+            self._journal_upkeep(changed)
+        else:
+            self._journal(changed)
         if self._held_writes is not None:
             self._held_writes.extend(changed)
         elif changed and self.after_write is not None:
@@ -164,6 +170,12 @@ class App:
         from vaultmem.vault import journal
 
         journal.record(self.root, paths, journal.stamp(epoch()), self.ghost, self.model, self.reason, self.person)
+
+    def _journal_upkeep(self, paths: list[str]) -> None:
+        from vaultmem.clock import epoch
+        from vaultmem.vault import journal
+
+        journal.record(self.root, paths, journal.stamp(epoch()), None, None, journal.UPKEEP_REASON)
 
     @contextmanager
     def batch_writes(self) -> Iterator[None]:
@@ -177,8 +189,8 @@ class App:
             yield
         finally:
             held, self._held_writes = self._held_writes, None
-            if held:
-                self.wrote(held)
+            if held and self.after_write is not None:
+                self.after_write(held)  # journaled already, each as it was written
 
     def close(self) -> None:
         self.indexes.close()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from vaultmem.errors import Conflict, InvalidInput, NotFound
@@ -24,7 +24,7 @@ from vaultmem.services.notes import NotePatch, update_note
 from vaultmem.services.revisions import record_written, version_of
 from vaultmem.vault import store
 from vaultmem.vault.frontmatter import split_document
-from vaultmem.vault.layout import classify, is_note_path
+from vaultmem.vault.layout import classify, is_note_path, seen_by_readers_of
 from vaultmem.vault.note import ParsedNote, file_stem, parse_note
 from vaultmem.vault.relink import (
     attachment_hrefs,
@@ -53,10 +53,17 @@ class Relinker:
     after: Resolver
     obsidian_after: Resolver
     short: bool  # may write a bare file name when it is unambiguous; else the vault path
+    # (note path, linked path) -> whether the note's text may name the linked note: a link
+    # that would name one hidden from some reader of the note stays as written
+    names_ok: Callable[[str, str], bool] = lambda _source, _dst: True
 
     @classmethod
     def build(
-        cls, names: list[tuple[str, str, str, tuple[str, ...]]], moves: Mapping[str, str], short: bool
+        cls,
+        names: list[tuple[str, str, str, tuple[str, ...]]],
+        moves: Mapping[str, str],
+        short: bool,
+        names_ok: Callable[[str, str], bool] | None = None,
     ) -> Relinker:
         """`names`: the notes resolution may consider. A ghost's move passes the notes it
         can see and `short=False`, so what it writes never depends on a note it cannot see."""
@@ -67,6 +74,7 @@ class Relinker:
             Resolver(NameEntry(*n) for n in after),
             _obsidian_resolver(p for p, *_ in after),
             short,
+            names_ok or (lambda _source, _dst: True),
         )
 
     def _names(self, target: str, source: str, dst: str) -> bool:
@@ -89,6 +97,8 @@ class Relinker:
             if dst is None:
                 continue
             new_dst = self.moves.get(dst, dst)
+            if (dst != new_dst or source != new_source) and not self.names_ok(new_source, new_dst):
+                continue
             if markdown:
                 if dst == new_dst and source == new_source:
                     continue
@@ -156,8 +166,16 @@ def apply_moves(app: App, moves: Mapping[str, str], *, dry_run: bool, operator: 
     # (and with full paths), so its new text never depends on a note hidden from it; a note
     # hidden from it is relinked as the whole vault resolves, as its owner would see it.
     names = app.db.names()
-    everyone = Relinker.build(names, moves, short=operator)
-    mine = everyone if operator else Relinker.build([n for n in names if _visible(app, n[0])], moves, short=False)
+
+    def names_ok(source: str, dst: str) -> bool:
+        return seen_by_readers_of(classify(source), classify(dst), app.config)
+
+    everyone = Relinker.build(names, moves, short=operator, names_ok=names_ok)
+    mine = (
+        everyone
+        if operator
+        else Relinker.build([n for n in names if _visible(app, n[0])], moves, short=False, names_ok=names_ok)
+    )
     edits: dict[str, tuple[str, str]] = {}
     for source in _linking_sources(app, moves, operator):
         changed = _rewritten(app, mine if operator or _visible(app, source) else everyone, source)
@@ -195,7 +213,7 @@ def apply_moves(app: App, moves: Mapping[str, str], *, dry_run: bool, operator: 
         new_data = after.encode("utf-8")
         store.replace_file(app.root, path, new_data, stamp)
         # A changed body is a new version (what an agent read before has other links).
-        record_written(app, path, new_data, version + 1)
+        record_written(app, path, new_data, version + 1, upkeep=not tell)
     app.catch_up()
     return report
 

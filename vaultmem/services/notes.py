@@ -42,7 +42,7 @@ from vaultmem.vault import store
 from vaultmem.vault.comments import Comment, as_property
 from vaultmem.vault.comments import read as comments_of
 from vaultmem.vault.ids import new_ulid
-from vaultmem.vault.layout import Location, classify
+from vaultmem.vault.layout import Location, classify, seen_by_readers_of
 from vaultmem.vault.markdown import normalize_tag
 from vaultmem.vault.note import ParsedNote, body_hash
 from vaultmem.vault.relink import file_linked
@@ -105,10 +105,18 @@ def ensure_unique_title(app: App, title: str, scope: str, exclude_path: str | No
 def file_linked_text(app: App, text: str, source: str) -> str:
     """Wikilinks in text vaultmem writes, made to resolve by file name (Obsidian's rule) to
     the note vaultmem resolves them to: `[[Wine: basics]]` → `[[Wine basics|Wine: basics]]`.
-    Only notes the ghost can see take part, so a rewrite never hints at a hidden one."""
+    Only notes the writer can see and every reader of `source` can see take part, so a
+    rewrite never hints at a hidden one: to its writer, or, through the note's text, to its
+    readers (alice's `[[<id>]]` of her private note stays as written in a shared note)."""
     if "[[" not in text:
         return text
-    names = [n for n in app.db.names() if app.can_read(classify(n[0]))]
+    where = classify(source)
+    names = [
+        n
+        for n in app.db.names()
+        for loc in [classify(n[0])]
+        if app.can_read(loc) and seen_by_readers_of(where, loc, app.config)
+    ]
     resolver = Resolver(NameEntry(*n) for n in names)
     files = Resolver(NameEntry(n[0], "", "") for n in names)
 

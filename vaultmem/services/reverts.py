@@ -56,9 +56,13 @@ def revert(
         commits = [git.resolve(target)]
     else:
         raise InvalidInput("name what to undo: a COMMIT, a NOTE with --to REV, or --by GHOST [--since REV]")
-    # Every change of every commit is checked before anything is written: a commit that
-    # touched notes the caller may not change is, for it, no commit it can undo.
-    plans = [_plan(app, git, sha, target or by or "") for sha in commits]
+    # Every commit is planned before anything is written. Of a commit, the caller undoes the
+    # changes of notes it may change, the only ones it can know of: a commit that also
+    # touched notes hidden from it must look to it as one that did not (SPEC §3), and one
+    # that touched none it may change as no commit at all.
+    plans = [_plan(app, git, sha) for sha in commits]
+    if not any(plans):
+        raise NotFound(f"no commit {target or by or ''!r} of notes you may change; nothing reverted")
     restored: list[dict[str, Any]] = []
     conflicts: list[dict[str, Any]] = []
     for plan in plans:  # newest first: each undo sees the notes as the later ones left them
@@ -80,10 +84,10 @@ def _parent(git: Git, sha: str) -> str | None:
 Step = tuple[str | None, bytes | None, str | None, bytes | None]  # before path, bytes; after path, bytes
 
 
-def _plan(app: App, git: Git, sha: str, named: str, only: str | None = None) -> list[Step]:
-    """The note changes of one commit (`only`: of the note with that id), each checked:
-    a change to a note the caller may not write makes it NotFound, as a commit that is
-    not there (its paths are never named)."""
+def _plan(app: App, git: Git, sha: str, only: str | None = None) -> list[Step]:
+    """The note changes of one commit (`only`: of the note with that id) that the caller
+    may make: a change whose note, before or after, is at a path it may not write is left
+    out, never named."""
     parent = _parent(git, sha)
     steps: list[Step] = []
     for f in git.changes(parent, sha):
@@ -101,9 +105,8 @@ def _plan(app: App, git: Git, sha: str, named: str, only: str | None = None) -> 
             shown = _parsed(after_path, after) or _parsed(before_path, before)
             if shown is None or shown.id != only:
                 continue
-        for path in (before_path, after_path):
-            if path and not app.can_write(classify(path)):
-                raise NotFound(f"no commit {named!r} of notes you may change; nothing reverted")
+        if any(path and not app.can_write(classify(path)) for path in (before_path, after_path)):
+            continue
         steps.append((before_path, before, after_path, after))
     return steps
 
@@ -247,7 +250,7 @@ def _note_to(app: App, git: Git, ref: str, rev: str, dry_run: bool) -> RevertRes
     restored: list[dict[str, Any]] = []
     conflicts: list[dict[str, Any]] = []
     for step in later:
-        for change in _plan(app, git, step.sha, ref, only=rec.id or ""):
+        for change in _plan(app, git, step.sha, only=rec.id or ""):
             outcome = _undo(app, git, *change, dry_run)
             (conflicts if "reason" in outcome else restored).append(outcome)
         if conflicts:

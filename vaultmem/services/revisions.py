@@ -36,10 +36,11 @@ def version_of(app: App, rec: NoteRecord, note: ParsedNote, file_hash: str) -> i
     return version_now(file_hash, note.version, note.body_edited, known)
 
 
-def record_written(app: App, relpath: str, data: bytes, version: int) -> None:
-    """Remember what vaultmem wrote (so any other content is a hand edit), then report it."""
+def record_written(app: App, relpath: str, data: bytes, version: int, upkeep: bool = False) -> None:
+    """Remember what vaultmem wrote (so any other content is a hand edit), then report it
+    (`upkeep`: see App.wrote)."""
     app.db.record_write(relpath, hashlib.sha256(data).hexdigest(), version)
-    app.wrote([relpath])
+    app.wrote([relpath], upkeep=upkeep)
 
 
 def check_expected(path: str, file_version: int, now_at: int, expected: int | None) -> None:

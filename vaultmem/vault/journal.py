@@ -32,6 +32,8 @@ from pathlib import Path
 JOURNAL_DIR = ".vaultmem-journal"
 PERSON = "_person"  # the folder of writes made without a ghost: a person at the terminal
 ATTRIBUTES = f"{JOURNAL_DIR}/**/*.jsonl merge=union"
+# The reason of a write vaultmem made to keep a note hidden from the caller consistent (App.wrote)
+UPKEEP_REASON = "links kept: a note it links to was moved"
 
 
 def stamp(seconds: float) -> str:

@@ -111,6 +111,12 @@ def walk_notes(root: Path, strays: list[str] | None = None) -> Iterator[FileEntr
                             strays.append(prefix + name)
                         continue
                     if entry.is_symlink():
+                        if symlink_refusal(root, prefix + name) is not None:
+                            # Never followed: its own stat, so that a change to what it points
+                            # at (another ghost's private note) shows nowhere (SPEC §3).
+                            st = entry.stat(follow_symlinks=False)
+                            yield FileEntry(prefix + name, st.st_size, st.st_mtime_ns, symlink=True)
+                            continue
                         try:
                             st = os.stat(entry.path)
                         except OSError:
@@ -176,6 +182,22 @@ def can_read(location: Location, ghost: str | None, config: VaultConfig) -> bool
 
 def can_write(location: Location, ghost: str | None, config: VaultConfig) -> bool:
     return can_read(location, ghost, config)
+
+
+def seen_by_readers_of(source: Location, target: Location, config: VaultConfig) -> bool:
+    """Whether everyone who may read a note at `source` may read one at `target`. Only then
+    may vaultmem write `target`'s path or name into `source` (a link it rewrites or makes
+    resolvable): alice's `[[<id>]]` in a shared note must not become the path of her
+    private note, which every reader of the shared note would then see."""
+    if not target.placed:
+        return False
+    if reader_token(target) == "public":
+        return True
+    if reader_token(source) == "public" or not source.placed:
+        return False
+    if source.scope == "project":
+        return target.scope == "project" and target.project == source.project
+    return source.owner is not None and can_read(target, source.owner, config)  # a ghost's own folder
 
 
 def reader_token(location: Location) -> str:
