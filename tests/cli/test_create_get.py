@@ -116,6 +116,22 @@ def test_duplicate_non_ascii_title_any_case_exits_4(cli: Cli, first: str, second
     assert cli.ok("get", second)["note"]["title"] == first
 
 
+NFC, NFD = "Caf\u00e9 Notes", "Cafe\u0301 Notes"  # one title, typed composed and decomposed
+
+
+@pytest.mark.parametrize(("first", "second"), [(NFC, NFD), (NFD, NFC), (NFD, NFD.upper())])
+def test_a_title_in_another_unicode_form_is_the_same_title(vault: Path, cli: Cli, first: str, second: str) -> None:
+    made = cli.ok("note", "create", "--title", first, "--type", "note", "--scope", "shared")
+    assert made["path"] == f"shared/{NFC}.md" and front_matter(vault / made["path"])["title"] == NFC
+    assert cli("note", "create", "--title", second, "--type", "note", "--scope", "shared").exit_code == 4
+
+
+def test_a_hand_written_decomposed_title_clashes_with_a_composed_one(vault: Path, cli: Cli) -> None:
+    write(vault, "shared/by hand.md", f"---\ntitle: {NFD}\n---\nTyped on a Mac.\n")
+    cli.ok("index")
+    assert cli("note", "create", "--title", NFC, "--type", "note", "--scope", "shared").exit_code == 4
+
+
 def test_same_title_in_other_scopes_is_fine(vault: Path, cli: Cli) -> None:
     cli.ok("note", "create", "--title", "Plan", "--type", "note", "--scope", "shared")
     a = cli.ok("note", "create", "--title", "Plan", "--type", "note", "--scope", "private", ghost="alice")

@@ -139,3 +139,65 @@ def test_note_create_edit_opens_the_new_note(notes: Cli, tmp_path: Path, monkeyp
     )  # fmt: skip
     assert (res["path"], res["created"], res["changed"], res["lines_added"]) == ("shared/Chablis.md", True, True, 1)
     assert body_of(notes.vault / "shared/Chablis.md") == "Chardonnay.\nMore, typed by hand.\n"
+
+
+# While "the person" edits, "an agent" writes the same note through vaultmem (a real process),
+# then the editor saves what it read plus its own change, as an editor does.
+CONCURRENT_SCRIPT = """
+import subprocess, sys
+path = sys.argv[1]
+text = open(path, encoding="utf-8").read()
+agent = subprocess.run(
+    [sys.executable, "-m", "vaultmem", "--vault", {vault!r}, "--ghost", "alice", "--json",
+     "note", "update", "Burgundy wine", {change}],
+    capture_output=True, text=True,
+)
+assert agent.returncode == 0, agent.stdout + agent.stderr
+open(path, "w", encoding="utf-8").write(text.replace({old!r}, {person!r}))
+"""
+
+
+def _concurrent(
+    notes: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: list[str], person: str, old: str
+) -> None:
+    script = CONCURRENT_SCRIPT.format(
+        vault=str(notes.vault), change=", ".join(map(repr, change)), person=person, old=old
+    )
+    _editor(tmp_path, monkeypatch, script)
+
+
+def test_an_agents_write_while_the_editor_is_open_is_merged_not_lost(
+    notes: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    person = "trust_score: 0.5\nimportance: 0.7"
+    _concurrent(notes, tmp_path, monkeypatch, ["--append", "Agent line."], person, "trust_score: 0.5")
+    res = notes("edit", "Burgundy wine", ghost="bob")
+    assert res.exit_code == 0, res.stdout + res.stderr
+    path = notes.vault / "shared/Burgundy wine.md"
+    assert body_of(path) == "Red Burgundy.\n\nAgent line.\n" and front_matter(path)["importance"] == 0.7
+    assert res.data["changed"] and "conflict" not in res.stderr
+    assert "Agent line." in notes.ok("get", "Burgundy wine")["body"]
+
+
+def test_both_changing_one_line_keeps_both_between_markers_and_says_so(
+    notes: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _concurrent(notes, tmp_path, monkeypatch, ["--body", "White Burgundy."], "Red Burgundy, by hand.", "Red Burgundy.")
+    res = notes("edit", "Burgundy wine", ghost="bob")
+    assert res.exit_code == 0 and "conflict markers" in res.stderr
+    body = body_of(notes.vault / "shared/Burgundy wine.md")
+    assert "White Burgundy." in body and "Red Burgundy, by hand." in body and "<<<<<<<" in body
+    assert "merge_conflict" in [p["code"] for p in res.data["problems"]]
+
+
+def test_a_note_deleted_while_open_keeps_the_edit_in_its_copy(
+    notes: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = CONCURRENT_SCRIPT.format(
+        vault=str(notes.vault), change="", person="My words.", old="Red Burgundy."
+    ).replace('"note", "update", "Burgundy wine", ', '"note", "delete", "Burgundy wine"')
+    _editor(tmp_path, monkeypatch, script)
+    res = notes("edit", "Burgundy wine", ghost="bob")
+    assert res.exit_code == 4, res.stdout + res.stderr
+    kept = Path(res.data["error"]["message"].rsplit("the edit is kept in ", 1)[1])
+    assert "My words." in kept.read_text()

@@ -153,6 +153,55 @@ def test_write_rejects_an_oversized_memory_and_writes_the_rest(vault: Path, cli:
     assert all(p.stat().st_size <= MAX_NOTE_BYTES for p in vault.rglob("*.md"))
 
 
+# --- a NUL character: written, the note would be read as binary and never found again -------
+
+
+@pytest.mark.usefixtures("outside")
+@pytest.mark.parametrize("nul", ["\x00", "a\x00b nulword", "end\x00"])
+def test_a_nul_character_is_refused_by_every_write(
+    vault: Path, cli: Cli, tmp_path_factory: pytest.TempPathFactory, nul: str
+) -> None:
+    body_file = tmp_path_factory.mktemp("input") / "nul.md"
+    body_file.write_text(nul)
+    small = cli.ok("note", "create", "--title", "Small", "--type", "note", "--scope", "shared", "--body", "x")
+    before = _unchanged(vault)
+    create = ["note", "create", "--title", "Nul", "--type", "note", "--scope", "shared"]
+    for command, stdin in (
+        ([*create, "--body-file", str(body_file)], None),
+        ([*create, "--body-file", "-"], nul),
+        (["note", "update", small["id"], "--append", "-"], nul),
+        (["note", "update", small["id"], "--body-file", str(body_file)], None),
+        (["capture", "-", "--scope", "shared"], nul),
+    ):
+        refused(cli(*command, input=stdin, ghost="alice"), says="NUL")
+    assert _unchanged(vault) == before
+    assert cli.ok("get", small["id"])["body"] == "x\n"  # still there, still found
+    data = cli.ok(
+        "write",
+        "-",
+        ghost="alice",
+        input=json.dumps([{"type": "semantic", "content": nul}, {"type": "semantic", "content": "fine"}]),
+    )
+    assert [r["index"] for r in data["rejected"]] == [0] and "NUL" in data["rejected"][0]["reason"]
+    assert [w["index"] for w in data["written"]] == [1]
+    # in front matter YAML writes it escaped: the note stays text, and the comment says it
+    cli.ok("note", "comment", small["id"], "--text", f"see {nul}", ghost="alice")
+    assert cli.ok("get", small["id"])["comments"][-1]["text"] == f"see {nul}"
+
+
+def test_a_note_with_a_file_name_of_250_bytes_can_be_written(vault: Path, cli: Cli) -> None:
+    """A person may name a file up to the file system's 255 bytes; the write's temp file,
+    beside it, must not run past that (it did: an internal error, lint --fix half done)."""
+    name = "L" * 250
+    write(vault, f"shared/{name}.md", "---\ntitle: long\n---\nbody\n")
+    write(vault, "shared/z after.md", "no front matter\n")
+    cli.ok("note", "update", name, "--append", "more")
+    fixed = cli.ok("lint", "--fix")
+    assert {f["path"] for f in fixed["fixed"]} >= {"shared/z after.md"}
+    assert "more" in cli.ok("get", name)["body"]
+    assert not [p for p in (vault / "shared").iterdir() if p.name.endswith(".tmp")]
+
+
 # --- 10. lint names no other ghost's titles -------------------------------------------------
 
 

@@ -5,6 +5,7 @@ may set (SPEC §2: the folder and vaultmem decide the rest)."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
@@ -34,7 +35,9 @@ _TAG_RE = re.compile(r"^[^\s#,]+$")
 
 
 def check_title(title: str) -> str:
-    text = title.strip()
+    """The title as stored: stripped, in Unicode's composed form (NFC), so that `Café`
+    typed with a combining accent is the same title, and file name, as `Café`."""
+    text = unicodedata.normalize("NFC", title.strip())
     if not text:
         raise InvalidInput("title must not be empty")
     if any(ord(ch) < 32 or ord(ch) == 127 for ch in text):

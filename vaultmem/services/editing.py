@@ -1,14 +1,22 @@
 """`edit` and `diary`: a person opens a note in an editor, or adds a line to today's entry.
 
 The editor is the caller's (the CLI runs $VISUAL/$EDITOR): this module gets a function that
-edits a file in place and returns when the editor exits. What the editor saved is a hand
-edit (SPEC §2: a new version, written by the person, not by vaultmem); afterwards the state
-db catches up and the note's changes and lint problems are reported.
+edits a file in place and returns when the editor exits. It edits a copy of the note, in a
+folder of its own: an agent may write the note while the editor is open, and an editor that
+saves over the file would drop that write without a word. When the editor exits, the copy
+goes back in one atomic write if the note is as it was; if it changed meanwhile, the
+person's edit is merged into it three-way, as sync merges notes (vault/merge.py), and where
+both changed the same lines both are kept between conflict markers and the command says so.
+What the editor saved is a hand edit (SPEC §2: a new version, written by the person, not by
+vaultmem); afterwards the state db catches up and the note's changes and lint problems are
+reported.
 """
 
 from __future__ import annotations
 
 import difflib
+import shutil
+import tempfile
 from collections.abc import Callable
 from datetime import date, datetime
 from pathlib import Path
@@ -35,6 +43,40 @@ def _parsed(app: App, relpath: str) -> tuple[bytes, ParsedNote | Unreadable]:
     return data, parse_note(relpath, data)
 
 
+def _put_back(app: App, relpath: str, before: bytes, edited: bytes, copy: Path) -> int:
+    """Write the editor's `edited` text of the note at `relpath` (read as `before`); merged
+    three-way if the note changed meanwhile. Returns how many places both changed (kept
+    between conflict markers). If the note is gone or cannot be merged, nothing is written
+    and the error names `copy`, where the edit stays."""
+    from vaultmem.errors import Conflict
+    from vaultmem.vault.git import GitError, merge_text
+    from vaultmem.vault.merge import merge_note
+
+    kept = f"the edit is kept in {copy}"
+    for _ in range(3):  # a write between reading the note and writing it: merge again
+        try:
+            now, stamp = store.read_file(app.root, relpath)
+        except (NotFound, InvalidInput):
+            raise Conflict(f"{relpath} was removed or moved while it was open in the editor; {kept}") from None
+        conflicts = 0
+        text = edited
+        if now != before:
+            base, ours, theirs = (b.decode("utf-8", "surrogateescape") for b in (before, edited, now))
+            try:
+                merged = merge_note(base, ours, theirs, merge_text)
+            except GitError as exc:
+                raise Conflict(f"{relpath} changed while it was open in the editor ({exc}); {kept}") from None
+            text, conflicts = merged.text.encode("utf-8", "surrogateescape"), merged.conflicts
+        try:
+            store.replace_file(app.root, relpath, text, stamp)
+        except Conflict:
+            continue
+        except InvalidInput as exc:  # over the size limit, a NUL character
+            raise InvalidInput(f"{exc}; {kept}") from None
+        return conflicts
+    raise Conflict(f"{relpath} kept changing while the edit was saved; {kept}")
+
+
 def _fields(parsed: ParsedNote | Unreadable) -> dict[str, object]:
     return dict(parsed.front_matter) if isinstance(parsed, ParsedNote) else {}
 
@@ -56,13 +98,31 @@ def open_in_editor(app: App, ref: str, editor: Editor, created: bool = False) ->
     rec = find_note(app.db, ref, app.can_write)
     before, _ = _parsed(app, rec.path)
     before_fields = _fields(parse_note(rec.path, before))
-    editor(app.root / rec.path)
+    folder = Path(tempfile.mkdtemp(prefix="vaultmem-edit-"))
+    copy = folder / Path(rec.path).name
+    copy.write_bytes(before)
     try:
-        after, parsed = _parsed(app, rec.path)
-    except (NotFound, InvalidInput):
-        raise NotFound(f"{rec.path} is gone: the editor removed or moved it") from None
+        editor(copy)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)  # nothing was edited
+        raise
+    try:
+        edited = store.read_note_bytes(copy)
+    except store.TooLarge:
+        raise InvalidInput(f"the edit is over the note size limit; it is kept in {copy}") from None
+    except OSError:
+        edited = before  # the editor removed its file: nothing to put back
+    merged = _put_back(app, rec.path, before, edited, copy) if edited != before else 0
+    shutil.rmtree(folder, ignore_errors=True)  # only once the edit is in the note
+    after, parsed = _parsed(app, rec.path)
     app.catch_up()
-    app.wrote([rec.path])
+    if edited != before:
+        app.wrote([rec.path])
+    if merged:
+        app.notice(
+            f"warning: {rec.path} changed while it was open in the editor; {merged} place(s) both changed "
+            "are kept between conflict markers: resolve them (`vaultmem lint` names the note)"
+        )
     diff = list(
         difflib.ndiff(before.decode("utf-8", "replace").splitlines(), after.decode("utf-8", "replace").splitlines())
     )

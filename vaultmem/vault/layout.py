@@ -56,8 +56,14 @@ def classify(relpath: str) -> Location:
 WRITE_TEMP_RE = re.compile(r"^\..+\.vaultmem-[0-9a-f]{8}\.tmp$")
 
 
+TEMP_NAME_ROOM = 200  # bytes of the note's name a temp name keeps: file names stop at 255
+
+
 def write_temp_name(name: str, token: str) -> str:
-    return f".{name}.vaultmem-{token}.tmp"
+    """`.NAME.vaultmem-TOKEN.tmp`, NAME cut to TEMP_NAME_ROOM bytes: a note a person named
+    with 250 bytes must still be writable (the token keeps temp names apart)."""
+    kept = name.encode("utf-8")[:TEMP_NAME_ROOM].decode("utf-8", errors="ignore")
+    return f".{kept}.vaultmem-{token}.tmp"
 
 
 def is_temp_name(name: str) -> bool:

@@ -229,12 +229,18 @@ def _write_temp(folder: Path, name: str, data: bytes, mode: int) -> Path:
 
 
 def check_size(relpath: str, data: bytes) -> None:
-    """Refuse, before anything is written, a note the reader would refuse (over the limit)."""
+    """Refuse, before anything is written, a note the reader would refuse: over the limit,
+    or holding a NUL character (the reader takes that file for binary data, and the note
+    would be written and then never found)."""
     if len(data) > MAX_NOTE_BYTES:
         mib = MAX_NOTE_BYTES // (1024 * 1024)
         raise InvalidInput(
             f"{relpath}: the note would be {len(data)} bytes; notes are at most {mib} MiB "
             f"({MAX_NOTE_BYTES} bytes); nothing written"
+        )
+    if b"\x00" in data:
+        raise InvalidInput(
+            f"{relpath}: the text holds a NUL character (U+0000), which no note may hold; nothing written"
         )
 
 

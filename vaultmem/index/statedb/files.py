@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from vaultmem.index.statedb.base import Store
-from vaultmem.index.statedb.records import _COLUMNS, _SELECT, FILTER_COLUMNS, NoteRecord, _from_row, _to_row
+from vaultmem.index.statedb.records import _COLUMNS, _SELECT, FILTER_COLUMNS, NoteRecord, _from_row, _lower, _to_row
 
 
 class FileRows(Store):
@@ -133,7 +133,7 @@ class FileRows(Store):
         where, params = ("+status='note'", ()) if scope is None else ("+status='note' AND scope=?", (scope,))
         if title.isascii():
             return self._select(f"{where} AND title = ? COLLATE NOCASE", (*params, title))
-        return self._select(f"{where} AND vm_lower(title) = ?", (*params, title.lower()))
+        return self._select(f"{where} AND vm_lower(title) = ?", (*params, _lower(title)))
 
     def notes_with_alias_text(self, alias: str) -> list[NoteRecord]:
         """Notes whose aliases contain `alias` in any letter case: a superset (a longer alias

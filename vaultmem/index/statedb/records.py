@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -162,7 +163,9 @@ def _from_row(row: Iterable[Any]) -> NoteRecord:
 
 
 def _lower(value: str | None) -> str | None:
-    return value.lower() if isinstance(value, str) else value
+    """vm_lower: letter case and Unicode normal form left out (`Café` typed as e + U+0301
+    is the title `café`), as name comparisons need."""
+    return unicodedata.normalize("NFC", value).lower() if isinstance(value, str) else value
 
 
 @dataclass(frozen=True, slots=True)
