@@ -153,8 +153,10 @@ class App:
         """Services call this after writing note files (vault-relative paths): each gets its
         line in the write journal at once, and the watcher hears of them (once per batch).
         `upkeep`: writes the caller did not ask for and may not see (the links of another
-        ghost's private note to a note it moved): journaled as no ghost's, so they are
-        never in the caller's journal, review or commits (SPEC §3), but a person's."""
+        ghost's private note to a note it moved): journaled as the note's owner's (a
+        person's for a note of a project), so they are never in the caller's journal,
+        review or commits (SPEC §3), and the owner's review, commit and revert take them
+        as theirs."""
         changed = list(paths)
         if upkeep:
             self._journal_upkeep(changed)
@@ -174,8 +176,14 @@ class App:
     def _journal_upkeep(self, paths: list[str]) -> None:
         from vaultmem.clock import epoch
         from vaultmem.vault import journal
+        from vaultmem.vault.layout import classify
 
-        journal.record(self.root, paths, journal.stamp(epoch()), None, None, journal.UPKEEP_REASON)
+        at = journal.stamp(epoch())
+        owners: dict[str | None, list[str]] = {}
+        for path in paths:
+            owners.setdefault(classify(path).owner, []).append(path)
+        for owner, owned in owners.items():
+            journal.record(self.root, owned, at, owner, None, journal.UPKEEP_REASON)
 
     @contextmanager
     def batch_writes(self) -> Iterator[None]:

@@ -24,7 +24,7 @@ from vaultmem.services.notes import NotePatch, update_note
 from vaultmem.services.revisions import record_written, version_of
 from vaultmem.vault import store
 from vaultmem.vault.frontmatter import split_document
-from vaultmem.vault.layout import classify, is_note_path, seen_by_readers_of
+from vaultmem.vault.layout import classify, is_note_path, reader_token, seen_by_readers_of
 from vaultmem.vault.note import ParsedNote, file_stem, parse_note
 from vaultmem.vault.relink import (
     attachment_hrefs,
@@ -162,23 +162,33 @@ def apply_moves(app: App, moves: Mapping[str, str], *, dry_run: bool, operator: 
         return MoveReport([], [], [], dry_run)
     # Links are the vault's integrity, as Obsidian keeps them: every link to a moved note is
     # rewritten, in every note, whoever moves it. What the caller is told follows SPEC §3:
-    # only the notes it may see. A note it can see is relinked among the notes it can see
-    # (and with full paths), so its new text never depends on a note hidden from it; a note
-    # hidden from it is relinked as the whole vault resolves, as its owner would see it.
+    # only the notes it may see. Each note is relinked among the notes every one of its
+    # readers can see (its owner's view for a private note, what everyone sees for a shared
+    # one) and, in a note the mover can see, among the notes the mover can see too (with full
+    # paths): its new text never depends on a note hidden from a reader or from the mover.
     names = app.db.names()
+    relinkers: dict[tuple[str, bool], Relinker] = {}
 
     def names_ok(source: str, dst: str) -> bool:
         return seen_by_readers_of(classify(source), classify(dst), app.config)
 
-    everyone = Relinker.build(names, moves, short=operator, names_ok=names_ok)
-    mine = (
-        everyone
-        if operator
-        else Relinker.build([n for n in names if _visible(app, n[0])], moves, short=False, names_ok=names_ok)
-    )
+    def relinker_for(source: str) -> Relinker:
+        where = classify(source)
+        mover_view = not operator and _visible(app, source)
+        key = (reader_token(where), mover_view)
+        if key not in relinkers:
+            kept = [
+                n
+                for n in names
+                for loc in [classify(n[0])]
+                if seen_by_readers_of(where, loc, app.config) and (not mover_view or app.can_read(loc))
+            ]
+            relinkers[key] = Relinker.build(kept, moves, short=operator, names_ok=names_ok)
+        return relinkers[key]
+
     edits: dict[str, tuple[str, str]] = {}
     for source in _linking_sources(app, moves, operator):
-        changed = _rewritten(app, mine if operator or _visible(app, source) else everyone, source)
+        changed = _rewritten(app, relinker_for(source), source)
         if changed is not None:
             edits[source] = changed
     rows = app.db.by_paths(moves)

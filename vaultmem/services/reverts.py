@@ -47,11 +47,14 @@ def revert(
         if target is None:
             raise InvalidInput("--to needs the note to bring back: revert NOTE --to REV")
         return _note_to(app, git, target, git.resolve(to), dry_run)
+    none = NotFound(f"no commit {target!r} of notes you may change; nothing reverted")
     if by is not None:
         spec = f"{git.resolve(since)}..HEAD" if since else "HEAD"
         commits = [c.sha for c in git.log([f"--author={by}{GHOST_EMAIL}", spec])]
+        # one message whether there are none or only some of notes hidden from the caller
+        none = NotFound(f"no commit of {by} {'since ' + since if since else 'in this history'} of notes you may change")
         if not commits:
-            raise NotFound(f"no commit of {by} {'since ' + since if since else 'in this history'}")
+            raise none
     elif target is not None:
         commits = [git.resolve(target)]
     else:
@@ -62,7 +65,7 @@ def revert(
     # that touched none it may change as no commit at all.
     plans = [_plan(app, git, sha) for sha in commits]
     if not any(plans):
-        raise NotFound(f"no commit {target or by or ''!r} of notes you may change; nothing reverted")
+        raise none
     restored: list[dict[str, Any]] = []
     conflicts: list[dict[str, Any]] = []
     for plan in plans:  # newest first: each undo sees the notes as the later ones left them

@@ -190,6 +190,24 @@ def can_write(location: Location, ghost: str | None, config: VaultConfig) -> boo
     return can_read(location, ghost, config)
 
 
+EVERYONE = "everyone"  # readers of a note every caller sees, a person at the terminal included
+GHOSTS = "ghosts"  # every ghost (an open project): not a caller without one
+
+
+def readers(location: Location, config: VaultConfig) -> str | frozenset[str]:
+    """Who may read a note there (can_read): EVERYONE, GHOSTS, or those ghosts (none for a
+    file in no ghost's or project's folder). A person sees every placed note."""
+    if not location.placed:
+        return frozenset()
+    token = reader_token(location)
+    if token == "public":
+        return EVERYONE
+    if location.scope == "project":
+        members = config.projects.get(location.project or "")
+        return GHOSTS if members is None else frozenset(members)
+    return frozenset([location.owner or ""])
+
+
 def seen_by_readers_of(source: Location, target: Location, config: VaultConfig) -> bool:
     """Whether everyone who may read a note at `source` may read one at `target`. Only then
     may vaultmem write `target`'s path or name into `source` (a link it rewrites or makes
@@ -197,13 +215,14 @@ def seen_by_readers_of(source: Location, target: Location, config: VaultConfig) 
     private note, which every reader of the shared note would then see."""
     if not target.placed:
         return False
-    if reader_token(target) == "public":
+    wide, narrow = readers(target, config), readers(source, config)
+    if wide == EVERYONE:
         return True
-    if reader_token(source) == "public" or not source.placed:
+    if narrow == EVERYONE:
         return False
-    if source.scope == "project":
-        return target.scope == "project" and target.project == source.project
-    return source.owner is not None and can_read(target, source.owner, config)  # a ghost's own folder
+    if wide == GHOSTS:
+        return True
+    return narrow != GHOSTS and isinstance(wide, frozenset) and isinstance(narrow, frozenset) and narrow <= wide
 
 
 def reader_token(location: Location) -> str:
