@@ -426,3 +426,14 @@ def test_parallel_ghost_adds_all_register(tmp_path: Path) -> None:
     )
     assert sorted(json.loads(listed.stdout)["ghosts"]) == sorted(["alice", *names])
     assert not [p.name for p in root.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_note_with_unclosed_front_matter_is_not_rewritten(vault: Path, cli: Cli) -> None:
+    """Obsidian reads an unclosed `---` block as text, and so does vaultmem; a write would
+    put a new block in front and make what the person meant as front matter body text."""
+    path = write(vault, "shared/Open.md", "---\ntitle: Open\ntags: [a]\nThe body.\n")
+    before = path.read_bytes()
+    for command in (["note", "update", "Open", "--append", "more"], ["note", "comment", "Open", "--text", "hi"]):
+        refused(cli(*command, ghost="alice"), says="no closing '---'")
+    assert path.read_bytes() == before
+    assert "unclosed_frontmatter" in {p["code"] for p in cli.ok("lint", json_=True)["problems"]}

@@ -112,6 +112,12 @@ def mutate(
     refused unless `allow_secret` (vault/secrets.py)."""
     loaded = load_for_write(app, ref)
     note = loaded.note
+    if any(p.code == "unclosed_frontmatter" for p in note.problems):
+        # as lint --fix: a block put in front of an unclosed `---` would make what the
+        # person meant as front matter body text
+        raise InvalidInput(
+            f"{loaded.record.path}: front matter has no closing '---'; close it by hand (see `vaultmem lint`)"
+        )
     now_at = version_of(app, loaded.record, note, loaded.stamp.sha256)
     check_expected(loaded.record.path, note.version, now_at, expect_version)
     if refuse_unseen_edits and expect_version is None:
