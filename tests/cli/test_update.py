@@ -300,3 +300,49 @@ def test_unusable_notes_are_not_rewritten(vault: Path, cli: Cli, content: bytes)
 
 def test_update_missing_note_exits_3(cli: Cli) -> None:
     assert cli("note", "update", "nope", "--append", "x").exit_code == 3
+
+
+@pytest.mark.parametrize(
+    "change",
+    [[], ["--add-tag", "ops"], ["--remove-tag", "nowhere"], ["--set", "type=skill"], ["--body", BODY]],
+)
+def test_an_update_that_changes_nothing_writes_nothing(
+    vault: Path, cli: Cli, note: dict[str, Any], change: list[str]
+) -> None:
+    """No new version for a write that asks for what is there: every other writer holding
+    version 1 would get a conflict for nothing."""
+    before = note["file"].read_bytes()
+    journal = sorted(p.read_text() for p in (vault / ".vaultmem-journal").rglob("*.jsonl"))
+    assert cli.ok("note", "update", note["id"], *change, ghost="alice")["version"] == 1
+    assert note["file"].read_bytes() == before
+    assert sorted(p.read_text() for p in (vault / ".vaultmem-journal").rglob("*.jsonl")) == journal
+    assert cli.ok("note", "update", note["id"], "--expect-version", "1", "--append", "more")["version"] == 2
+
+
+def test_a_ghost_replaces_no_text_a_person_edited_unseen_as_over_mcp(
+    vault: Path, cli: Cli, note: dict[str, Any]
+) -> None:
+    path: Path = note["file"]
+    path.write_text(path.read_text().replace("Run make deploy.", "Run make deploy, says Pat."))
+    for replace in (["--body", "Agent text."], ["--title", "Deploy 2"], ["--set", "status=done"]):
+        res = cli("note", "update", note["id"], *replace, ghost="alice")
+        assert res.exit_code == 4 and res.data["error"]["code"] == "conflict", res.stdout
+        assert "says Pat" in path.read_text()
+    # adding keeps both; the version read after the edit lets it replace; a person may
+    assert cli.ok("note", "update", note["id"], "--append", "Agent line.", ghost="alice")["version"] == 3
+    assert "says Pat" in path.read_text() and "Agent line." in path.read_text()
+    path.write_text(path.read_text().replace("Agent line.", "Agent line, Pat again."))
+    assert (
+        cli.ok("note", "update", note["id"], "--body", "Agent text.", "--expect-version", "4", ghost="alice")["version"]
+        == 5
+    )
+    path.write_text(path.read_text().replace("Agent text.", "Pat's text."))
+    assert cli.ok("note", "update", note["id"], "--body", "Person's own.")["version"] == 7
+
+
+def test_an_unknown_type_filter_warns(cli: Cli, note: dict[str, Any]) -> None:
+    res = cli.ok("search", "deploy", "--type", "skil", "--mode", "bm25")
+    assert res["results"] == [] and any("'skil' is not one of this vault's types" in w for w in res["warnings"])
+    assert "warnings" not in cli.ok("search", "deploy", "--type", "skill", "--mode", "bm25")
+    query = cli("query", "deploy", "--type", "skil")
+    assert query.exit_code == 0 and "'skil' is not one of this vault's types" in query.stderr

@@ -107,7 +107,9 @@ def test_fifty_writes_on_each_side_merge_without_markers(clones: tuple[Path, Pat
             assert len(fm["comments"]) == len(set(fm["comments"]))
             texts = {c.text for c in comments_of(fm["comments"])}
             assert {f"alice {i}" for i in range(k, 10, 5)} | {f"bob {i}" for i in range(k, 10, 5)} <= texts
-            assert fm["version"] >= 8  # 1 + 2 rounds x 3 writes on a side, + 1 for the merge
+            # 1 + 2 rounds x 3 writes on a side, + 1 for the merge; a validation by the same
+            # validator in the same second as its last changes nothing and is no new version
+            assert fm["version"] >= 7
             body = split_document(path.read_text()).body
             assert not has_conflict_markers(body)
             if k == 0:  # both sides' edits of the same body: both there

@@ -155,7 +155,8 @@ def register(app: typer.Typer) -> None:
         {..}}. Episodic and conversation memories go to diary/<ghost>/, semantic ones to
         private/<ghost>/ (or shared/ with --scope shared). Each item is checked alone: a
         bad one is listed in `rejected` with its reason while the others are written; an
-        identical memory is listed in `duplicates`. Exit 5 when nothing was written."""
+        identical memory is listed in `duplicates`. Exit 5 when every item was rejected (a
+        batch of duplicates only is no error: those memories are there)."""
         from vaultmem.errors import InvalidInput
         from vaultmem.services.writes import ingest, parse_writes
 

@@ -190,12 +190,10 @@ def register(app: typer.Typer) -> None:
             title=title, sets=set_ or [], add_tags=add_tag or [], remove_tags=remove_tag or [],
             body=_body(body, body_file), append=read_text_arg(append, "append"), replace_section=replace_section,
         )  # fmt: skip
+        app_ = open_app(ctx, vault, ghost, model=model, reason=reason)
+        # an agent (a ghost) replaces no text a person edited and it has not read, as over MCP
         result = update_note(
-            open_app(ctx, vault, ghost, model=model, reason=reason),
-            ref,
-            patch,
-            expect_version,
-            allow_secret=allow_secret,
+            app_, ref, patch, expect_version, refuse_unseen_edits=app_.ghost is not None, allow_secret=allow_secret
         )
         emit(result, json_mode(ctx, json_), _render_write)
 
@@ -256,7 +254,7 @@ def register(app: typer.Typer) -> None:
         ghost: GhostOpt = None,
         json_: JsonOpt = False,
     ) -> None:
-        """Move a note into .vaultmem/trash/ (memory_delete); `vaultmem trash restore` brings it back."""
+        """Move a note into .trash/ (memory_delete; Obsidian's trash folder); `vaultmem trash restore` brings it back."""
         from vaultmem.services.notes import delete_note
 
         result = delete_note(open_app(ctx, vault, ghost, model=model, reason=reason), ref, expect_version)

@@ -52,6 +52,17 @@ def types_for(types: Sequence[str], memory_type: str | None, groups: Mapping[str
     return tuple(wanted)
 
 
+def unknown_types(types: Sequence[str], known: Sequence[str]) -> list[str]:
+    """A warning for a `--type` the vault does not define, so a typo does not read as "no
+    matches". Only a warning: a note may carry a type of its own (lint reports it), and a
+    filter must still find it. The vault's list decides, not the notes: a type that only
+    another ghost's private notes carry must not answer differently."""
+    odd = [t for t in types if t and t not in known]
+    if not odd:
+        return []
+    return [f"type {', '.join(map(repr, odd))} is not one of this vault's types ({', '.join(sorted(known))})"]
+
+
 def parse_date_bound(value: str | None, name: str, end_of_day: bool) -> int | None:
     """`--since`/`--until`: an ISO date or time, or relative to now (`2h`, `3d`, `yesterday`;
     vault/when.py), in seconds since the epoch."""

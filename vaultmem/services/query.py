@@ -23,7 +23,14 @@ from vaultmem.errors import InvalidInput
 from vaultmem.index.documents import changed_epoch, created_epoch, dated_epoch
 from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import QueryMatch, QueryResult
-from vaultmem.search.filters import QUERY_LIMIT, QUERY_MIN_RELEVANCE, parse_date_bound, scopes_for, types_for
+from vaultmem.search.filters import (
+    QUERY_LIMIT,
+    QUERY_MIN_RELEVANCE,
+    parse_date_bound,
+    scopes_for,
+    types_for,
+    unknown_types,
+)
 from vaultmem.search.grep import (
     FOLD,
     HALF_LIFE_DAYS,
@@ -119,6 +126,8 @@ def _plan(app: App, req: QueryRequest) -> _Plan:
     changed_since = parse_date_bound(req.changed_since, "changed-since", end_of_day=False)
     changed_until = parse_date_bound(req.changed_until, "changed-until", end_of_day=True)
     types = types_for(req.types, req.memory_type, app.config.memory_types)
+    for warning in unknown_types(req.types, app.config.types):
+        app.notice(f"warning: {warning}")
     scan = KeywordScan(words) if words is not None else None
     return _Plan(text, pattern, words, scan, tuple(scopes or ()), types, since, until, changed_since, changed_until)
 

@@ -20,10 +20,7 @@ from vaultmem.services.lookup import find_note
 from vaultmem.vault import store
 from vaultmem.vault.note import ParsedNote, Unreadable, body_hash, parse_note, version_now
 from vaultmem.vault.secrets import refuse_secrets
-from vaultmem.vault.writer import (
-    edit_note_text,
-    normalize_body,
-)
+from vaultmem.vault.writer import REMOVE, edit_note_text, normalize_body
 
 
 def version_of(app: App, rec: NoteRecord, note: ParsedNote, file_hash: str) -> int:
@@ -59,6 +56,7 @@ def check_expected(path: str, file_version: int, now_at: int, expected: int | No
 
 
 Mutation = Callable[[ParsedNote], tuple[dict[str, Any], str | None]]
+BOOKKEEPING = ("updated", "version", "hash")  # what every write sets: not a change by itself
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +65,22 @@ class Loaded:
     note: ParsedNote
     text: str
     stamp: store.FileStamp
+
+
+def _changes_nothing(note: ParsedNote, changes: dict[str, Any], new_body: str | None) -> bool:
+    """Whether `changes` and `new_body` leave the note as it is, its bookkeeping aside."""
+    if new_body is not None and normalize_body(new_body) != normalize_body(note.body):
+        return False
+    fields = note.front_matter
+    for key, value in changes.items():
+        if key in BOOKKEEPING:
+            continue
+        if value is REMOVE:
+            if key in fields:
+                return False
+        elif key not in fields or fields[key] != value:
+            return False
+    return True
 
 
 def load_for_write(app: App, ref: str) -> Loaded:
@@ -123,6 +137,10 @@ def mutate(
     if refuse_unseen_edits and expect_version is None:
         check_unseen_edit(loaded.record.path, note.version, now_at)
     changes, new_body = mutation(note)
+    if _changes_nothing(note, changes, new_body):
+        # nothing the command asked for changes the note (a tag it already has, no flags):
+        # no new version, which would make every other writer's --expect-version a conflict
+        return WriteResult(loaded.record.id or note.id, loaded.record.path, now_at), dict(note.front_matter)
     version = now_at
     if bump:
         version = now_at + 1

@@ -13,7 +13,7 @@ from vaultmem.errors import IndexBusy, InvalidInput, UsageError
 from vaultmem.index.documents import Filters
 from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import SearchResult
-from vaultmem.search.filters import DEFAULT_MODE, MODES, parse_date_bound, scopes_for, types_for
+from vaultmem.search.filters import DEFAULT_MODE, MODES, parse_date_bound, scopes_for, types_for, unknown_types
 from vaultmem.search.fusion import RECOMMENDED_MIN_SCORE
 from vaultmem.search.hybrid import Dense, Retrievers, SearchOptions, run_search
 from vaultmem.services.app import App
@@ -210,7 +210,7 @@ def search(app: App, req: SearchRequest, fresh: bool = False) -> SearchResult:
     if not fresh:
         refresh(app)
     filters = build_filters(app, req.filters)
-    warnings: list[str] = []
+    warnings: list[str] = unknown_types(req.filters.types, app.config.types)
     parts, mode = retrievers(app, opts.mode, warnings)
     if mode != opts.mode:
         opts = replace(opts, mode=mode)
