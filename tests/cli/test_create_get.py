@@ -317,3 +317,15 @@ def test_human_output_goes_to_stdout_errors_to_stderr(cli: Cli, made: dict[str, 
     assert res.exit_code == 3
     assert res.stdout == ""
     assert res.stderr.startswith("vaultmem: error: ")
+
+
+def test_get_by_a_path_in_another_letter_case(vault: Path, cli: Cli) -> None:
+    """Paths resolve as links do, as Obsidian resolves them: letter case ignored; a hidden
+    note's path in another case is as absent as in its own."""
+    made = cli.ok("note", "create", "--title", "Alpha grape", "--type", "note", "--scope", "shared")
+    for ref in ("shared/alpha grape.md", "SHARED/Alpha Grape", "[[shared/ALPHA GRAPE]]", "./Shared/alpha grape"):
+        assert cli.ok("get", ref)["note"]["id"] == made["id"]
+    cli.ok("note", "create", "--title", "Zebracorn", "--type", "note", "--scope", "private", ghost="alice")
+    for ref in ("private/alice/Zebracorn", "PRIVATE/ALICE/zebracorn.md"):
+        res = cli("get", ref, ghost="bob")
+        assert res.exit_code == 3 and "Zebracorn" not in res.stdout.replace(ref, "")

@@ -102,11 +102,14 @@ _ID_CHARS = set("0123456789ABCDEFGHJKMNPQRSTVWXYZ-")
 
 def _by_file_name(db: StateDB, ref: str, visible: Visible) -> list[NoteRecord]:
     """Visible notes whose file is named `ref` (`Embed files.md` or `Embed files`) in any
-    folder, letter case ignored: a name pasted from a file browser or `ls`."""
-    name = ref.lower()
-    if not name or "/" in name:
-        return []  # a path was tried as a path already
+    folder, or whose vault path is `ref`, letter case ignored (as Obsidian resolves links):
+    a name pasted from a file browser or `ls`, a path typed in another case."""
+    name = ref.lower().removeprefix("./")
+    if not name:
+        return []
     wanted = name if name.endswith(".md") else name + ".md"
+    if "/" in wanted:
+        return [r for r in db.light_notes() if r.path.lower() == wanted and visible(location_of(r))]
     return [r for r in db.light_notes() if r.path.rsplit("/", 1)[-1].lower() == wanted and visible(location_of(r))]
 
 
