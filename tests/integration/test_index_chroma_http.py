@@ -49,32 +49,46 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _start_chroma(data: Path, log_path: Path) -> tuple[str, subprocess.Popen[bytes]] | None:
+    """`chroma run` on a port free a moment ago, once it answers; None when another process
+    took the port first (a busy machine): the caller tries another."""
+    port = _free_port()
+    with log_path.open("w") as log:
+        proc = subprocess.Popen(
+            [str(CHROMA), "run", "--path", str(data), "--host", "127.0.0.1", "--port", str(port)],
+            stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        if proc.poll() is not None:
+            if "in use" in log_path.read_text():
+                return None
+            raise AssertionError(f"chroma run exited: {log_path.read_text()}")
+        try:
+            with urllib.request.urlopen(f"{url}/api/v2/heartbeat", timeout=1) as resp:
+                if resp.status == 200:
+                    return url, proc
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            proc.kill()
+            raise AssertionError("chroma run did not answer within 60 s")
+        time.sleep(0.2)
+
+
 @pytest.fixture
 def chroma_server(tmp_path: Path) -> Iterator[str]:
     if not CHROMA.exists():
         pytest.skip("the chroma console script is not installed")
-    port = _free_port()
-    data = tmp_path / "chroma-server"
-    log = (tmp_path / "chroma.log").open("w")
-    proc = subprocess.Popen(
-        [str(CHROMA), "run", "--path", str(data), "--host", "127.0.0.1", "--port", str(port)],
-        stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
+    started = None
+    for _ in range(5):
+        started = _start_chroma(tmp_path / "chroma-server", tmp_path / "chroma.log")
+        if started is not None:
+            break
+    assert started is not None, "no free port in five tries"
+    url, proc = started
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            if proc.poll() is not None:
-                raise AssertionError(f"chroma run exited: {(tmp_path / 'chroma.log').read_text()}")
-            try:
-                with urllib.request.urlopen(f"{url}/api/v2/heartbeat", timeout=1) as resp:
-                    if resp.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise AssertionError("chroma run did not answer within 60 s")
-            time.sleep(0.2)
         yield url
     finally:
         proc.terminate()
@@ -83,7 +97,6 @@ def chroma_server(tmp_path: Path) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=20)
-        log.close()
 
 
 def _vault(root: Path) -> Path:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Cli
-from tests.mcp.test_transports import VAULTMEM, _env, _free_port, _wait_port
+from tests.mcp.test_transports import VAULTMEM, _env, serve_on_a_free_port
 
 pytestmark = pytest.mark.slow
 
@@ -29,18 +29,14 @@ ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "appl
 
 class Server:
     def __init__(self, vault: Path, *flags: str) -> None:
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}/mcp"
         # A file, not a pipe: a server that logs a lot must never block on a full pipe.
-        self.log = vault.parent / f"mcp-{self.port}.log"
-        with self.log.open("w") as err:
-            self.proc = subprocess.Popen(
-                [VAULTMEM, "mcp", "--http", "--port", str(self.port), "--vault", str(vault), *flags],
-                env=_env(),
-                stdout=subprocess.DEVNULL,
-                stderr=err,
-            )
-        _wait_port(self.port, self.proc)
+        self.log = vault.parent / f"mcp-{len(list(vault.parent.glob('mcp-*.log')))}.log"
+        self.port, self.proc = serve_on_a_free_port(
+            lambda port: [VAULTMEM, "mcp", "--http", "--port", str(port), "--vault", str(vault), *flags],
+            _env(),
+            self.log,
+        )
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
 
     def post(self, token: str, body: dict[str, Any], session: str | None = None) -> Any:
         import httpx

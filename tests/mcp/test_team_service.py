@@ -22,7 +22,7 @@ import pytest
 
 from tests.conftest import Cli
 from tests.mcp.conftest import error_of, structured
-from tests.mcp.test_transports import VAULTMEM, _env, _free_port, _wait_port
+from tests.mcp.test_transports import VAULTMEM, _env, _free_port, serve_on_a_free_port
 
 PUBLIC = "memory.example.test"
 ORIGIN = f"https://{PUBLIC}"
@@ -98,19 +98,16 @@ def service(vault: Path, cli: Cli, tmp_path: Path) -> Iterator[dict[str, Any]]:
     """The server (a watcher autostarted beside it), a proxy for the public name and one
     for a name the server was not told about."""
     cli.ok("ghost", "add", "carol")
-    port = _free_port()
     env = _env()
     del env["VAULTMEM_NO_AUTOSTART"]  # a team service runs with its watcher
     log = tmp_path / "server.log"
-    with log.open("w") as err:
-        proc = subprocess.Popen(
-            [VAULTMEM, "mcp", "--http", "--port", str(port), "--vault", str(vault),
-             "--allow-host", PUBLIC, "--allow-origin", ORIGIN],
-            env=env, stdout=subprocess.DEVNULL, stderr=err,
-        )  # fmt: skip
+    port, proc = serve_on_a_free_port(
+        lambda port: [VAULTMEM, "mcp", "--http", "--port", str(port), "--vault", str(vault),
+                      "--allow-host", PUBLIC, "--allow-origin", ORIGIN],
+        env, log, timeout=60,
+    )  # fmt: skip
     proxies: list[Proxy] = []
     try:
-        _wait_port(port, proc, timeout=60)
         proxies += [Proxy(port, PUBLIC), Proxy(port, "other.example.test")]
         yield {"port": port, "public": proxies[0].url, "other": proxies[1].url, "proc": proc, "log": log}
     finally:

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,47 @@ def _wait_port(port: int, proc: subprocess.Popen[Any], timeout: float = 20.0) ->
     raise AssertionError("the HTTP server did not come up")
 
 
+def _answers_health(port: int, proc: subprocess.Popen[Any], timeout: float) -> None:
+    """The server at `port` is vaultmem's (`GET /health` answers JSON) while `proc` runs."""
+    import httpx
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "the server exited"
+        try:
+            got = httpx.get(f"http://127.0.0.1:{port}/health", timeout=1)
+            if "status" in got.json():
+                return
+        except (httpx.HTTPError, ValueError):
+            pass
+        time.sleep(0.1)
+    raise AssertionError("the HTTP server did not answer /health")
+
+
+def serve_on_a_free_port(
+    argv: Callable[[int], list[str]], env: dict[str, str], log: Path, timeout: float = 20.0
+) -> tuple[int, subprocess.Popen[Any]]:
+    """A server process on a port that was free a moment ago. On a busy machine another
+    process may take the port between that check and the server's bind ("address already
+    in use", exit 3): then it starts again on another port. Its stderr goes to `log` (a
+    file, never a pipe a chatty server could fill)."""
+    for _ in range(5):
+        port = _free_port()
+        with log.open("w") as err:
+            proc = subprocess.Popen(argv(port), env=env, stdout=subprocess.DEVNULL, stderr=err)
+        try:
+            _wait_port(port, proc, timeout)
+            _answers_health(port, proc, timeout)  # this server, not whoever took the port
+            return port, proc
+        except AssertionError:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+            if "address already in use" not in log.read_text():
+                raise AssertionError(log.read_text()) from None
+    raise AssertionError("no free port in five tries")
+
+
 def test_http_session_needs_a_token(vault: Path, cli: Cli) -> None:
     import httpx
     from mcp import Client
@@ -86,17 +128,13 @@ def test_http_session_needs_a_token(vault: Path, cli: Cli) -> None:
     assert not (vault / ".vaultmem" / "mcp_tokens.json").exists()
     assert cli("token", "add", "mallory").exit_code == 5
 
-    port = _free_port()
-    proc = subprocess.Popen(
-        [VAULTMEM, "mcp", "--http", "--port", str(port), "--vault", str(vault)],
-        env=_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
+    port, proc = serve_on_a_free_port(
+        lambda port: [VAULTMEM, "mcp", "--http", "--port", str(port), "--vault", str(vault)],
+        _env(),
+        vault.parent / "mcp-server.log",
     )
     url = f"http://127.0.0.1:{port}/mcp"
     try:
-        _wait_port(port, proc)
         init = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
         headers = {"Accept": "application/json, text/event-stream"}
         assert httpx.post(url, json=init, headers=headers).status_code == 401
@@ -172,15 +210,12 @@ def test_the_landed_injections_over_stdio_and_http_act_as_bob(vault: Path, cli: 
 
     anyio.run(over_stdio)
     bob = cli.ok("token", "add", "bob")
-    port = _free_port()
-    proc = subprocess.Popen(
-        [VAULTMEM, "mcp", "--http", "--port", str(port), "--vault", str(vault)],
-        env=_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+    port, proc = serve_on_a_free_port(
+        lambda port: [VAULTMEM, "mcp", "--http", "--port", str(port), "--vault", str(vault)],
+        _env(),
+        vault.parent / "mcp-server.log",
     )
     try:
-        _wait_port(port, proc)
 
         async def over_http() -> None:
             http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {bob['token']}"})
