@@ -437,3 +437,15 @@ def test_a_note_with_unclosed_front_matter_is_not_rewritten(vault: Path, cli: Cl
         refused(cli(*command, ghost="alice"), says="no closing '---'")
     assert path.read_bytes() == before
     assert "unclosed_frontmatter" in {p["code"] for p in cli.ok("lint", json_=True)["problems"]}
+
+
+def test_many_tags_to_filter_by_or_fields_to_set_are_invalid_input(vault: Path, cli: Cli) -> None:
+    """1,000 filter tags ran Whoosh's matcher past the recursion limit (an internal error);
+    100,000 fields set in one update took 115 s, holding every other caller of the server."""
+    made = cli.ok("note", "create", "--title", "T", "--type", "note", "--scope", "shared", "--body", "zanzibar")
+    tags = [arg for i in range(101) for arg in ("--tag", f"t{i}")]
+    refused(cli("search", "zanzibar", "--mode", "bm25", *tags), says="at most 100 tags")
+    assert "results" in cli.ok("search", "zanzibar", "--mode", "bm25", *tags[:200])
+    sets = [arg for i in range(201) for arg in ("--set", f"k{i}=v")]
+    refused(cli("note", "update", made["id"], *sets), says="at most 200 fields")
+    assert cli.ok("note", "update", made["id"], *sets[:400])["version"] == 2

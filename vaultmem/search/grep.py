@@ -112,6 +112,26 @@ class RegexTimeout(Exception):
     """A user's regular expression ran out of its time budget."""
 
 
+MAX_REPEAT = 1000  # the largest count of a `{m,n}` repeat
+MAX_REPEATS = 100_000  # the product of every count in a pattern
+_REPEAT_RE = re.compile(r"(?<!\\)\{\s*(\d*)\s*(?:,\s*(\d*)\s*)?\}")
+
+
+def check_repeats(text: str) -> None:
+    """Refuse counted repeats the matcher would build out in memory before any time budget
+    starts: `a{1000000000}` took one compile 23 GB and the machine's OOM killer (about 280
+    bytes a repeat). Each count at most MAX_REPEAT, and all of them multiplied (nested
+    ones multiply: `(a{1000}){1000}`) at most MAX_REPEATS. ValueError says which."""
+    product = 1
+    for low, high in _REPEAT_RE.findall(text):
+        for count in (low, high):
+            if len(count) > 6 or (count and int(count) > MAX_REPEAT):
+                raise ValueError(f"a repeat count is at most {MAX_REPEAT}, not {count}")
+        product *= max(int(low or 0), int(high or 0), 1)
+        if product > MAX_REPEATS:
+            raise ValueError(f"the repeat counts multiply past {MAX_REPEATS}; use fewer or smaller ones")
+
+
 class BoundedRegex:
     """A user's regular expression with a time budget for the whole query. Python's `re`
     backtracks without bound: `(a+)+$` over 27 `a`s and a `b` takes 44 s, and a watcher
@@ -122,6 +142,7 @@ class BoundedRegex:
     def __init__(self, text: str, budget_s: float) -> None:
         import regex
 
+        check_repeats(text)
         self._compiled = regex.compile(text, regex.IGNORECASE | regex.MULTILINE | regex.VERSION0)
         self.pattern = text
         self._deadline = time.monotonic() + budget_s

@@ -74,7 +74,12 @@ def _unit(name: str, value: float | None) -> float | None:
     return value
 
 
+MAX_FILTER_TAGS = 100  # a query of 1,000 tags ran Whoosh's matcher past Python's recursion limit
+
+
 def build_filters(app: App, spec: FilterSpec) -> Filters:
+    if len(spec.tags) > MAX_FILTER_TAGS:
+        raise InvalidInput(f"at most {MAX_FILTER_TAGS} tags to filter by, not {len(spec.tags)}")
     scopes = scopes_for(spec.scope)
     types = types_for(spec.types, spec.memory_type, app.config.memory_types)
     return Filters(
