@@ -105,6 +105,18 @@ def test_mcp_server_refuses_a_reserved_ghost(vault: Path) -> None:
 BIG = "word " * (MAX_NOTE_BYTES // 5 + 10)  # just over 2 MiB
 
 
+def _body_writes(note_id: str, body_file: Path, text: str) -> list[tuple[list[str], str | None]]:
+    """(command, stdin) of every way a body reaches a note: create and update, from a file
+    holding `text` and from stdin."""
+    create = ["note", "create", "--title", "New", "--type", "note", "--scope", "shared"]
+    return [
+        ([*create, "--body-file", str(body_file)], None),
+        ([*create, "--body-file", "-"], text),
+        (["note", "update", note_id, "--append", "-"], text),
+        (["note", "update", note_id, "--body-file", str(body_file)], None),
+    ]
+
+
 @pytest.mark.usefixtures("outside")
 def test_note_over_the_size_limit_is_refused_by_every_write(
     vault: Path, cli: Cli, tmp_path_factory: pytest.TempPathFactory
@@ -113,13 +125,9 @@ def test_note_over_the_size_limit_is_refused_by_every_write(
     body_file.write_text(BIG)
     small = cli.ok("note", "create", "--title", "Small", "--type", "note", "--scope", "shared", "--body", "x")
     before = _unchanged(vault)
-    create = ["note", "create", "--title", "Big", "--type", "note", "--scope", "shared"]
     for command, stdin in (
-        ([*create, "--body-file", str(body_file)], None),
-        ([*create, "--body-file", "-"], BIG),
-        ([*create, "--body", BIG], None),
-        (["note", "update", small["id"], "--append", "-"], BIG),
-        (["note", "update", small["id"], "--body-file", str(body_file)], None),
+        *_body_writes(small["id"], body_file, BIG),
+        (["note", "create", "--title", "Big", "--type", "note", "--scope", "shared", "--body", BIG], None),
         (["note", "comment", small["id"], "--text", BIG], None),
     ):
         refused(cli(*command, input=stdin), says="at most 2 MiB")
@@ -165,14 +173,7 @@ def test_a_nul_character_is_refused_by_every_write(
     body_file.write_text(nul)
     small = cli.ok("note", "create", "--title", "Small", "--type", "note", "--scope", "shared", "--body", "x")
     before = _unchanged(vault)
-    create = ["note", "create", "--title", "Nul", "--type", "note", "--scope", "shared"]
-    for command, stdin in (
-        ([*create, "--body-file", str(body_file)], None),
-        ([*create, "--body-file", "-"], nul),
-        (["note", "update", small["id"], "--append", "-"], nul),
-        (["note", "update", small["id"], "--body-file", str(body_file)], None),
-        (["capture", "-", "--scope", "shared"], nul),
-    ):
+    for command, stdin in (*_body_writes(small["id"], body_file, nul), (["capture", "-", "--scope", "shared"], nul)):
         refused(cli(*command, input=stdin, ghost="alice"), says="NUL")
     assert _unchanged(vault) == before
     assert cli.ok("get", small["id"])["body"] == "x\n"  # still there, still found

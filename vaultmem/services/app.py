@@ -158,27 +158,21 @@ class App:
         review or commits (SPEC §3), and the owner's review, commit and revert take them
         as theirs."""
         changed = list(paths)
-        if upkeep:
-            self._journal_upkeep(changed)
-        else:
-            self._journal(changed)
+        self._journal(changed, upkeep)
         if self._held_writes is not None:
             self._held_writes.extend(changed)
         elif changed and self.after_write is not None:
             self.after_write(changed)
 
-    def _journal(self, paths: list[str]) -> None:
-        from vaultmem.clock import epoch
-        from vaultmem.vault import journal
-
-        journal.record(self.root, paths, journal.stamp(epoch()), self.ghost, self.model, self.reason, self.person)
-
-    def _journal_upkeep(self, paths: list[str]) -> None:
+    def _journal(self, paths: list[str], upkeep: bool) -> None:
         from vaultmem.clock import epoch
         from vaultmem.vault import journal
         from vaultmem.vault.layout import classify
 
         at = journal.stamp(epoch())
+        if not upkeep:
+            journal.record(self.root, paths, at, self.ghost, self.model, self.reason, self.person)
+            return
         owners: dict[str | None, list[str]] = {}
         for path in paths:
             owners.setdefault(classify(path).owner, []).append(path)

@@ -22,7 +22,7 @@ from datetime import date, datetime
 from pathlib import Path
 
 from vaultmem import clock
-from vaultmem.errors import InvalidInput, NotFound
+from vaultmem.errors import Conflict, InvalidInput, NotFound
 from vaultmem.models import EditResult, Problem
 from vaultmem.services.app import App
 from vaultmem.services.checks import require_ghost
@@ -48,7 +48,6 @@ def _put_back(app: App, relpath: str, before: bytes, edited: bytes, copy: Path) 
     three-way if the note changed meanwhile. Returns how many places both changed (kept
     between conflict markers). If the note is gone or cannot be merged, nothing is written
     and the error names `copy`, where the edit stays."""
-    from vaultmem.errors import Conflict
     from vaultmem.vault.git import GitError, merge_text
     from vaultmem.vault.merge import merge_note
 

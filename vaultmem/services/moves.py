@@ -55,7 +55,7 @@ class Relinker:
     short: bool  # may write a bare file name when it is unambiguous; else the vault path
     # (note path, linked path) -> whether the note's text may name the linked note: a link
     # that would name one hidden from some reader of the note stays as written
-    names_ok: Callable[[str, str], bool] = lambda _source, _dst: True
+    names_ok: Callable[[str, str], bool]
 
     @classmethod
     def build(
@@ -63,7 +63,7 @@ class Relinker:
         names: list[tuple[str, str, str, tuple[str, ...]]],
         moves: Mapping[str, str],
         short: bool,
-        names_ok: Callable[[str, str], bool] | None = None,
+        names_ok: Callable[[str, str], bool] = lambda _source, _dst: True,
     ) -> Relinker:
         """`names`: the notes resolution may consider. A ghost's move passes the notes it
         can see and `short=False`, so what it writes never depends on a note it cannot see."""
@@ -74,7 +74,7 @@ class Relinker:
             Resolver(NameEntry(*n) for n in after),
             _obsidian_resolver(p for p, *_ in after),
             short,
-            names_ok or (lambda _source, _dst: True),
+            names_ok,
         )
 
     def _names(self, target: str, source: str, dst: str) -> bool:
