@@ -185,3 +185,19 @@ def test_get_resolves_within_the_scope_it_is_given(run_mcp: Any) -> None:
         assert bad["code"] == "invalid_input" and "shared_only" in bad["message"]
 
     run_mcp(body)
+
+
+def test_errors_tell_the_servers_paths_relative_to_the_vault(run_mcp: Any, vault: Path) -> None:
+    """A client over HTTP may sit on another machine: a broken `vaultmem.toml` is named as
+    the vault's file, never by where the server keeps its vault."""
+    config = vault / "vaultmem.toml"
+    config.write_text(config.read_text() + "\nbroken = [\n")
+
+    async def body(client: Any) -> None:
+        for name, arguments in (("memory_search", {"query": "x"}), ("memory_save", {"content": "hello there"})):
+            err = error_of(await client.call_tool(name, arguments))
+            assert err["code"] == "invalid_input"
+            assert err["message"].startswith("vaultmem.toml: not valid TOML"), err
+            assert str(vault.resolve()) not in json.dumps(err) and str(vault) not in json.dumps(err)
+
+    run_mcp(body)

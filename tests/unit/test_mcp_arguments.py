@@ -3,12 +3,14 @@ values that are values whatever they hold, and of values that are refused."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from vaultmem.errors import InvalidInput
 from vaultmem.mcp.arguments import MAX_SHORT, MAX_TEXT, check
+from vaultmem.mcp.server import in_vault_terms
 from vaultmem.mcp.tools import BY_NAME, Read, Write
 from vaultmem.services.query import QueryRequest
 from vaultmem.services.reads import GetRequest
@@ -114,3 +116,20 @@ def test_what_no_tool_accepts(tool: str, arguments: Any, says: str) -> None:
     with pytest.raises(InvalidInput) as err:
         BY_NAME[tool].plan(arguments, "bob")
     assert says in err.value.message
+
+
+@pytest.mark.parametrize(
+    ("value", "told"),
+    [
+        ("/srv/vault/vaultmem.toml: not valid TOML", "vaultmem.toml: not valid TOML"),
+        ("cannot write '/srv/vault/shared/a b.md'", "cannot write 'shared/a b.md'"),
+        ("/srv/vault", "."),
+        ("'/srv/vault' is read-only", "'.' is read-only"),
+        ("/srv/vault2/x and /srv/vault.bak", "/srv/vault2/x and /srv/vault.bak"),
+        (["/srv/vault/a", 3], ["a", 3]),
+        ({"path": "/srv/vault/b", "n": None}, {"path": "b", "n": None}),
+        ("no path at all", "no path at all"),
+    ],
+)
+def test_in_vault_terms(value: Any, told: Any) -> None:
+    assert in_vault_terms(value, Path("/srv/vault")) == told

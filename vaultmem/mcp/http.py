@@ -249,6 +249,18 @@ class _QuietRefusals(logging.Filter):
         return not record.getMessage().startswith("Refusing to open a new session")
 
 
+class _QuietDisconnects(logging.Filter):
+    """Drops the SDK's traceback for a client gone before its request's body arrived (a
+    closed laptop, a killed agent, a connection past deadline.py's deadline): nothing
+    failed on this side, and a client disconnecting in a loop would flood the log."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from starlette.requests import ClientDisconnect
+
+        error = record.exc_info[1] if record.exc_info else None
+        return not isinstance(error, ClientDisconnect)
+
+
 def ghost_of(ctx: Any) -> str | None:
     """The ghost of the token this request carries (the gate let nothing else through)."""
     request = getattr(ctx, "request", None)
@@ -307,8 +319,11 @@ def serve_http(
 
     import uvicorn
 
+    from vaultmem.mcp.deadline import RequestDeadline
+
     log_to_stderr()
     logging.getLogger("mcp.server.streamable_http_manager").addFilter(_QuietRefusals())
+    logging.getLogger("mcp.server.streamable_http").addFilter(_QuietDisconnects())
     allowed = allowed or own_and_given(host, port)
     notice = exposure_notice(host, port, allowed)
     if notice:
@@ -321,6 +336,7 @@ def serve_http(
             port=port,
             log_level="warning",
             lifespan="on",
+            http=RequestDeadline,
         )
     finally:
         book.flush()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -68,9 +69,31 @@ def result_of(answer: Answer, text_of: Callable[[Any], str] | None) -> types.Cal
     return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=answer.data)
 
 
-def error_of(error: VaultmemError) -> types.CallToolResult:
-    text = json.dumps({"error": error.to_dict()}, ensure_ascii=False, default=str)
+def error_of(error: VaultmemError, root: Path | None = None) -> types.CallToolResult:
+    """A typed error as a tool error; with `root`, the server's own paths in it are told
+    relative to the vault (a broken `vaultmem.toml`, a read-only folder): a client over HTTP
+    may be on another machine, and where the server keeps its vault is not its business."""
+    body = error.to_dict()
+    if root is not None:
+        body = {k: in_vault_terms(v, root) for k, v in body.items()}
+    text = json.dumps({"error": body}, ensure_ascii=False, default=str)
     return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
+
+
+def in_vault_terms(value: Any, root: Path) -> Any:
+    """`value` (a string, or a list or dict holding some) with every absolute path of the
+    vault `root` told relative to it: `/srv/vault/vaultmem.toml` as `vaultmem.toml`, the
+    root itself as `.`."""
+    if isinstance(value, str):
+        for base in dict.fromkeys((str(root.resolve()), str(root.absolute()))):
+            # the root, then a separator or the path's end (not `/srv/vault2`)
+            value = re.sub(re.escape(base) + r"(/|(?![\w.-]))", lambda m: "" if m.group(1) else ".", value)
+        return value
+    if isinstance(value, list):
+        return [in_vault_terms(v, root) for v in value]
+    if isinstance(value, dict):
+        return {k: in_vault_terms(v, root) for k, v in value.items()}
+    return value
 
 
 def client_name(ctx: Any) -> str | None:
@@ -97,15 +120,15 @@ def call_tool(
     try:
         return result_of(runner.call(tool.plan(arguments, ghost), ghost, model), tool.text)
     except VaultmemError as exc:
-        return error_of(exc)
+        return error_of(exc, runner.root)
     except Exception as exc:
         known = environment_error(exc)  # a read-only or full disk
         if known is not None:
-            return error_of(known)
+            return error_of(known, runner.root)
         # The last guard of a call (Whoosh, Chroma and SQLite raise their own types): logged
         # here, a short message to the client, never a traceback, and the server serves on.
         log.exception("tool %s failed", name)
-        return error_of(VaultmemError(f"internal error: {type(exc).__name__}: {exc}"))
+        return error_of(VaultmemError(f"internal error: {type(exc).__name__}: {exc}"), runner.root)
 
 
 def build_server(root: Path, ghost_of: GhostOf, starting: subprocess.Popen[bytes] | None = None) -> Server[Any]:
