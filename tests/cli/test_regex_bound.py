@@ -26,7 +26,8 @@ def test_catastrophic_backtracking_is_stopped(tmp_path: Path) -> None:
     took = time.monotonic() - started
     assert res.exit_code == 5, res.stdout
     assert '"invalid_input"' in res.stdout and "simplify it" in res.stdout
-    assert took < REGEX_BUDGET_S + 5  # bounded: without the budget this runs for hours
+    # bounded: without the budget this runs for hours (a minute's room for a busy machine)
+    assert took < REGEX_BUDGET_S + 60
     # an ordinary pattern still works, on the same vault
     got = cli.ok("query", "ordin[a-z]+", "--regex")
     assert [m["path"] for m in got["matches"]] == ["shared/fine.md"]

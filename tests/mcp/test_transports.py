@@ -50,8 +50,9 @@ def test_stdio_session(vault: Path) -> None:
             assert error_of(await client.call_tool("memory_get", {"id": "nothing-like-it"}))["code"] == "not_found"
 
     anyio.run(main)
+    # printed, not asserted: a test beside other work must not fail on a clock (make bench
+    # measures startup)
     print(f"stdio initialize: {timings['initialize']:.3f} s")
-    assert timings["initialize"] < 5.0  # generous for a loaded CI machine; the figure is printed
 
 
 def _free_port() -> int:
@@ -232,3 +233,46 @@ def test_the_landed_injections_over_stdio_and_http_act_as_bob(vault: Path, cli: 
         assert "4471" not in text and "outside-canary-91" not in text and "Zanzibar plan" not in text, text
     assert alice_files() == before
     assert (vault / "private/bob/bob's fact.md").is_file()  # memory_save wrote as bob, nowhere else
+
+
+def test_stdio_answers_every_line_it_cannot_read(vault: Path) -> None:
+    """A client whose request the server cannot read gets an error for it instead of waiting
+    for ever: not JSON at all (JSON-RPC's parse error, id null), valid JSON that is no
+    message, and a string holding a lone UTF-16 surrogate (`\\ud800`, which Python's json
+    reads and the SDK's parser refuses) both with the request's own id. The session goes on."""
+    import queue
+    import threading
+
+    proc = subprocess.Popen(
+        [VAULTMEM, "mcp", "--vault", str(vault)],
+        env=_env(VAULTMEM_GHOST="alice"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    replies: queue.Queue[dict[str, Any]] = queue.Queue()
+    threading.Thread(target=lambda: [replies.put(json.loads(line)) for line in proc.stdout], daemon=True).start()
+
+    def ask(line: str) -> dict[str, Any]:
+        assert proc.stdin is not None
+        proc.stdin.write(line.encode() + b"\n")
+        proc.stdin.flush()
+        return replies.get(timeout=60)
+
+    try:
+        init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+        assert "result" in ask(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}))
+        proc.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        call = '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"memory_save","arguments":{"content":"%s"}}}'
+        unread = ask("this is not json {")
+        assert unread["id"] is None and unread["error"]["code"] == -32700
+        lone = ask(call % (2, "\\ud800 half a pair"))
+        assert lone["id"] == 2 and lone["error"]["code"] == -32600 and "surrogate" in lone["error"]["message"]
+        shapeless = ask('{"jsonrpc": "2.0", "id": "three", "params": 7}')
+        assert shapeless["id"] == "three" and shapeless["error"]["code"] == -32600
+        saved = ask(call % (4, "a whole pair \\ud83d\\ude00 is fine"))
+        assert saved["id"] == 4 and saved["result"]["structuredContent"]["path"].startswith("private/alice/")
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)

@@ -165,12 +165,15 @@ def log_to_stderr() -> None:
 def serve_stdio(root: Path, ghost: str | None, starting: subprocess.Popen[bytes] | None = None) -> None:
     from mcp.server.stdio import stdio_server
 
+    from vaultmem.mcp.unreadable import AnswersUnreadable
+
     log_to_stderr()
 
     server = build_server(root, lambda ctx: ghost, starting)
 
     async def main() -> None:
         async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+            readable = AnswersUnreadable(read_stream, write_stream)
+            await server.run(readable, write_stream, server.create_initialization_options())  # type: ignore[arg-type]
 
     anyio.run(main)
