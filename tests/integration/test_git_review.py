@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Cli
+from vaultmem.services.reverts import UNPLACED_REASON
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -245,3 +246,26 @@ def test_revert_restores_an_agents_commit_and_leaves_a_persons_edit(repo: Path) 
     review = changes(cli)
     assert {c["title"]: c["by"] for c in review["changes"]}["Keep"] == ["alice"]
     assert sha in git(repo, "log", "--format=%H")
+
+
+def test_a_persons_revert_names_a_file_it_cannot_undo(repo: Path) -> None:
+    """A file in no ghost's, project's or shared folder (`private/x.md`, which lint names)
+    is no note a person's revert can put back; it says so (exit 4, as for any change left
+    as it is) instead of leaving it out in silence, and undoes the rest."""
+    cli = Cli(repo)
+    kept = create(cli, "Kept", "Original words.", source="x")
+    cli.ok("commit")
+    cli.ok("note", "update", kept["id"], "--body", "Agent words.", ghost="bob")
+    (repo / "private" / "stray.md").write_text("A note dropped in no ghost's folder.\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "both")
+    sha = git(repo, "rev-parse", "HEAD").strip()
+
+    res = cli("revert", sha)
+    assert res.exit_code == 4, res.stdout
+    assert [(c["path"], c["reason"]) for c in res.data["conflicts"]] == [("private/stray.md", UNPLACED_REASON)]
+    assert "Original words." in (repo / kept["path"]).read_text()  # the rest undone
+    assert (repo / "private" / "stray.md").exists()
+    # a ghost is told nothing of what it may not change, as before
+    bob = cli("revert", sha, ghost="bob")
+    assert "stray" not in bob.stdout

@@ -63,11 +63,17 @@ def revert(
     # changes of notes it may change, the only ones it can know of: a commit that also
     # touched notes hidden from it must look to it as one that did not (SPEC §3), and one
     # that touched none it may change as no commit at all.
-    plans = [_plan(app, git, sha) for sha in commits]
-    if not any(plans):
+    # A file in no ghost's, project's or shared folder is nobody's note: no caller may
+    # change it, and it hides nobody's words. A person at the terminal is told, not left to
+    # find it undone; a ghost hears of no change it may not make.
+    unplaced: list[str] | None = [] if app.ghost is None else None
+    plans = [_plan(app, git, sha, unplaced=unplaced) for sha in commits]
+    if not any(plans) and not unplaced:
         raise none
     restored: list[dict[str, Any]] = []
-    conflicts: list[dict[str, Any]] = []
+    conflicts: list[dict[str, Any]] = [
+        {"id": "", "path": path, "reason": UNPLACED_REASON} for path in dict.fromkeys(unplaced or ())
+    ]
     for plan in plans:  # newest first: each undo sees the notes as the later ones left them
         for step in plan:
             outcome = _undo(app, git, *step, dry_run)
@@ -84,13 +90,14 @@ def _parent(git: Git, sha: str) -> str | None:
     return parents[1] if len(parents) > 1 else None
 
 
+UNPLACED_REASON = "in no ghost's, project's or shared folder (lint names it): move it to one to undo it; not undone"
 Step = tuple[str | None, bytes | None, str | None, bytes | None]  # before path, bytes; after path, bytes
 
 
-def _plan(app: App, git: Git, sha: str, only: str | None = None) -> list[Step]:
+def _plan(app: App, git: Git, sha: str, only: str | None = None, unplaced: list[str] | None = None) -> list[Step]:
     """The note changes of one commit (`only`: of the note with that id) that the caller
     may make: a change whose note, before or after, is at a path it may not write is left
-    out, never named."""
+    out, never named; `unplaced` (a person's) gets the paths of those in no folder of anyone."""
     parent = _parent(git, sha)
     steps: list[Step] = []
     for f in git.changes(parent, sha):
@@ -108,7 +115,10 @@ def _plan(app: App, git: Git, sha: str, only: str | None = None) -> list[Step]:
             shown = _parsed(after_path, after) or _parsed(before_path, before)
             if shown is None or shown.id != only:
                 continue
-        if any(path and not app.can_write(classify(path)) for path in (before_path, after_path)):
+        refused = [path for path in (before_path, after_path) if path and not app.can_write(classify(path))]
+        if refused:
+            if unplaced is not None:
+                unplaced.extend(path for path in refused if not classify(path).placed)
             continue
         steps.append((before_path, before, after_path, after))
     return steps
