@@ -42,6 +42,9 @@ def _bad_vault(root: Path, outside: Path) -> dict[str, str]:
     outside.parent.mkdir(parents=True, exist_ok=True)
     outside.write_text(f"---\ntitle: Outside secret\n---\nThe {SECRET} must never be indexed.\n")
     (root / "shared/escape.md").symlink_to(outside)
+    (root / "shared/loop-a.md").symlink_to(root / "shared/loop-b.md")  # a -> b -> a
+    (root / "shared/loop-b.md").symlink_to(root / "shared/loop-a.md")
+    (root / "shared/notepad.md").write_bytes("\ufeffSaved as 'Unicode' about the pangolin.\n".encode("utf-16-le"))
     return {
         "shared/binary.md": "binary",
         "shared/latin1.md": "not_utf8",
@@ -49,6 +52,9 @@ def _bad_vault(root: Path, outside: Path) -> dict[str, str]:
         "shared/huge.md": "too_large",
         "shared/listfm.md": "frontmatter_not_mapping",
         "shared/escape.md": "symlink_outside",
+        "shared/loop-a.md": "symlink_loop",
+        "shared/loop-b.md": "symlink_loop",
+        "shared/notepad.md": "not_utf8",
     }
 
 

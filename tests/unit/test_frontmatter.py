@@ -434,8 +434,13 @@ def test_parse_note_bom_crlf_gives_clean_values() -> None:
         (b"bin\x00ary\xff\xfe", "binary"),
         (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary"),
         (b"x" * (2 * 1024 * 1024 + 1), "too_large"),
+        ("\ufeff# Caf\u00e9\nA note saved as 'Unicode'.\n".encode("utf-16-le"), "not_utf8"),
+        ("# Caf\u00e9\nWith its mark.\n".encode("utf-16"), "not_utf8"),
+        ("# No mark\nJust ASCII in UTF-16.\n".encode("utf-16-le"), "not_utf8"),
+        ("# No mark\nJust ASCII in UTF-16.\n".encode("utf-16-be"), "not_utf8"),
+        (b"\x00\x01\x00\x02 not text", "binary"),
     ],
-    ids=["nul", "png", "too-large"],
+    ids=["nul", "png", "too-large", "utf16-le-bom", "utf16-bom", "utf16-le", "utf16-be", "nul-pairs"],
 )
 def test_parse_note_unreadable(data: bytes, code: str) -> None:
     parsed = parse_note("shared/x.md", data)
@@ -443,6 +448,8 @@ def test_parse_note_unreadable(data: bytes, code: str) -> None:
     assert parsed.problem.code == code
     assert parsed.problem.severity == "error"
     assert parsed.problem.path == "shared/x.md"
+    if code == "not_utf8":
+        assert "UTF-16" in parsed.problem.message and "save it as UTF-8" in parsed.problem.message
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ vault walk every reconcile and `query` starts from.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat as stat_mod
@@ -149,6 +150,17 @@ def inside_vault(root: Path, path: Path) -> bool:
     return resolved == root_resolved or root_resolved in resolved.parents
 
 
+def _loops(path: Path) -> bool:
+    """True when resolving `path` goes round a loop of symlinks (`a.md -> b.md -> a.md`)."""
+    try:
+        path.resolve()
+    except RuntimeError:  # Python before 3.13
+        return True
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
+
+
 def symlink_refusal(root: Path, relpath: str) -> tuple[str, str] | None:
     """(problem code, message) when the symlinked note at `relpath` must not be followed.
 
@@ -156,6 +168,8 @@ def symlink_refusal(root: Path, relpath: str) -> tuple[str, str] | None:
     same readers: `shared/peek.md -> private/alice/x.md` would otherwise hand alice's note
     to everyone, and a link into `.vaultmem/trash/` would revive deleted private notes."""
     path = root / relpath
+    if _loops(path):
+        return ("symlink_loop", "symlink loop: it leads back to itself; not followed")
     if not inside_vault(root, path):
         return ("symlink_outside", "symlink points outside the vault; not followed")
     try:

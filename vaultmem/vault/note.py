@@ -7,6 +7,7 @@ problem. Lint, the indexer and the commands all read notes through `parse_note`.
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -150,6 +151,18 @@ def _string_list(value: Any) -> list[str]:
     return [str(value)]
 
 
+def utf16(data: bytes) -> bool:
+    """Text in UTF-16 (or UTF-32): its byte-order mark, or, without one, a NUL in every other
+    byte of a text that is all ASCII (so every NUL `looks_binary` finds is half a letter)."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return True
+    head = data[: min(len(data), 512) // 2 * 2]
+    if len(head) < 4:
+        return False
+    evens, odds = set(head[0::2]), set(head[1::2])
+    return (odds == {0} and 0 not in evens) or (evens == {0} and 0 not in odds)
+
+
 def looks_binary(data: bytes) -> bool:
     return b"\x00" in data[:8192]
 
@@ -163,6 +176,9 @@ def parse_note(relpath: str, data: bytes) -> ParsedNote | Unreadable:
             Problem(relpath, "error", "too_large", f"file is {len(data)} bytes; notes are at most {MAX_NOTE_BYTES}"),
             chash,
         )
+    if utf16(data):
+        why = "UTF-16 text (as Windows tools save 'Unicode'); notes are UTF-8, as Obsidian reads them: save it as UTF-8"
+        return Unreadable(relpath, Problem(relpath, "error", "not_utf8", why), chash)
     if looks_binary(data):
         return Unreadable(relpath, Problem(relpath, "error", "binary", "file holds binary data, not text"), chash)
     problems: list[Problem] = []
