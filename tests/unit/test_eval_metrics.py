@@ -169,3 +169,48 @@ def test_cranfield_qrels_parser_tolerates_odd_lines(tmp_path: Path) -> None:
     path.write_bytes(b"1 184 2 \r\n1 486 -1\r\n40 85  3 \r\nnot a line\r\n1 184 1\r\n1 9999 1\r\n\r\n")
     qrels = load_cran_qrels(path, doc_ids={"184", "85", "486"})
     assert qrels == {"1": {"184": 4}, "40": {"85": 2}}
+
+
+@pytest.mark.parametrize(
+    ("differences", "mean", "holds_zero"),
+    [
+        ([0.0] * 50, 0.0, True),  # the same rankings: a point at 0
+        ([0.1] * 50, 0.1, False),  # better on every question: an interval at 0.1
+        ([1.0, -1.0] * 25, 0.0, True),  # as often better as worse
+        ([1.0] * 40 + [0.0] * 10, 0.8, False),  # better on most, never worse
+        ([1.0, 0.0, 0.0, -1.0, 0.0] * 2 + [0.1], 0.1 / 11, True),  # few questions, tiny mean
+        ([], 0.0, True),
+    ],
+)
+def test_paired_bootstrap(differences: list[float], mean: float, holds_zero: bool) -> None:
+    got, low, high = metrics.paired_bootstrap(differences)
+    assert got == pytest.approx(mean)
+    assert low <= got <= high
+    assert (low <= 0.0 <= high) == holds_zero
+    assert metrics.paired_bootstrap(differences) == (got, low, high)  # seeded: the same every run
+
+
+def test_the_verdict_gives_each_comparison_its_paired_interval() -> None:
+    task = tasks.Task(
+        name="t",
+        doc_ids=["a", "b"],
+        texts=["", ""],
+        queries=[f"q{i}" for i in range(40)],
+        query_ids=[str(i) for i in range(40)],
+        qrels={str(i): {"a": 1} for i in range(40)},
+        splits={str(i): "test" for i in range(40)},
+        measure="known-item",
+    )
+    rep = report.Report()
+    rep.sets["t"] = "known-item"
+    # default: first on 30 questions, second on 10; bm25 mode: first on all but one
+    runs = {report.DEFAULT: [["a"]] * 30 + [["b", "a"]] * 10, "vaultmem --mode bm25": [["a"]] * 39 + [["b", "a"]]}
+    for system, rankings in runs.items():
+        rep.scores[system, "t"] = report.score_task(task, rankings)
+        rep.per_query[system, "t"] = report.per_question(task, rankings)
+    rep.views["t"] = report.views(task)
+    line = report.verdict(rep, "t")
+    assert line is not None and "**below**" in line
+    assert "MRR@10 0.875 vs 0.988 (vaultmem --mode bm25; paired difference -0.113, 95% CI " in line
+    low, high = line.split("MRR@10")[1].split("95% CI ")[1].split(")")[0].split(" to ")
+    assert float(high) < 0 < 0.2 + float(low)  # told apart: the interval lies below 0

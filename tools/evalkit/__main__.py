@@ -58,8 +58,10 @@ from tools.evalkit.report import (
     PARAPHRASE,
     START_MARKER,
     Report,
+    per_question,
     render_section,
     score_task,
+    views,
 )
 from tools.evalkit.tasks import (
     QUESTIONS,
@@ -92,6 +94,8 @@ def _measure(report: Report, system: str, task: Task, rank: Callable[[], list[li
         return
     report.seconds[system, task.name] = time.perf_counter() - start
     report.scores[system, task.name] = score_task(task, rankings)
+    report.per_query[system, task.name] = per_question(task, rankings)
+    report.views.setdefault(task.name, views(task))
     shown = ", ".join(f"{k} {v:.3f}" for k, v in report.scores[system, task.name].items() if ":" not in k)
     log(f"{system} on {task.name}: {shown} ({report.seconds[system, task.name]:.1f} s)")
 

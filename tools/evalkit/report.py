@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from tools import machine
-from tools.evalkit.metrics import MEASURES, SPLITS, empty_share, mean, query_metrics
+from tools.evalkit.metrics import MEASURES, SPLITS, empty_share, mean, paired_bootstrap, query_metrics
 from tools.evalkit.tasks import Task
 from vaultmem.search.filters import MODES
 
@@ -16,24 +16,37 @@ START_MARKER = "<!-- eval:start -->"
 END_MARKER = "<!-- eval:end -->"
 
 
-def score_task(task: Task, rankings: Sequence[Sequence[str]]) -> dict[str, float]:
-    """`metric/split` -> mean over the split's queries, for the task's metrics and every
-    split; and `metric/subset:split` for each of the task's named subsets."""
-    per_query = [
-        (q, task.splits.get(q, ""), query_metrics(r, task.qrels.get(q, {}), task.measure))
-        for q, r in zip(task.query_ids, rankings, strict=True)
-    ]
-    scores: dict[str, float] = {}
+def per_question(task: Task, rankings: Sequence[Sequence[str]]) -> dict[str, dict[str, float]]:
+    """Query id -> its metrics."""
+    return {
+        q: query_metrics(r, task.qrels.get(q, {}), task.measure) for q, r in zip(task.query_ids, rankings, strict=True)
+    }
+
+
+def views(task: Task) -> dict[str, list[str]]:
+    """`split` and `subset:split` -> the query ids in it, for every split and named subset."""
+    out: dict[str, list[str]] = {}
     for subset in [None, *task.subsets]:
         members = task.subsets.get(subset) if subset is not None else None
         for split in SPLITS:
-            inside = [
-                m for q, s, m in per_query if (split == "all" or s == split) and (members is None or q in members)
+            key = split if subset is None else f"{subset}:{split}"
+            out[key] = [
+                q
+                for q in task.query_ids
+                if (split == "all" or task.splits.get(q, "") == split) and (members is None or q in members)
             ]
-            for metric in MEASURES[task.measure]:
-                key = f"{metric}/{split}" if subset is None else f"{metric}/{subset}:{split}"
-                scores[key] = mean([m[metric] for m in inside])
-    return scores
+    return out
+
+
+def score_task(task: Task, rankings: Sequence[Sequence[str]]) -> dict[str, float]:
+    """`metric/split` -> mean over the split's queries, for the task's metrics and every
+    split; and `metric/subset:split` for each of the task's named subsets."""
+    metrics = per_question(task, rankings)
+    return {
+        f"{metric}/{where}": mean([metrics[q][metric] for q in members])
+        for where, members in views(task).items()
+        for metric in MEASURES[task.measure]
+    }
 
 
 DEFAULT = "vaultmem hybrid (default)"
@@ -71,6 +84,10 @@ class Report:
     counts: dict[str, str] = field(default_factory=dict)  # corpus -> what was searched
     offtopic: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # (system, corpus) -> result counts
     tokens: dict[str, list[float]] = field(default_factory=dict)  # corpus -> tokens per answer
+    # (system, corpus) -> query id -> metrics, and corpus -> view -> query ids: the verdict's
+    # paired intervals
+    per_query: dict[tuple[str, str], dict[str, dict[str, float]]] = field(default_factory=dict)
+    views: dict[str, dict[str, list[str]]] = field(default_factory=dict)
 
 
 def _cell(report: Report, system: str, corpus: str, metric: str) -> str:
@@ -140,12 +157,24 @@ def verdict(report: Report, corpus: str, where: str = "test") -> str | None:
             return None
         value, system = max(others)
         beats = beats and mine >= value
-        parts.append(f"{METRIC_TITLES[metric]} {mine:.3f} vs {value:.3f} ({system})")
+        interval = paired_interval(report, corpus, where, metric, system)
+        parts.append(f"{METRIC_TITLES[metric]} {mine:.3f} vs {value:.3f} ({system}{interval})")
     missing = [s for s in SINGLES if (s, corpus) not in report.scores]
     tail = f" (without {', '.join(missing)})" if missing else ""
     answer = "at least every single retriever" if beats else "**below** a single retriever"
     label = "Test split" if where == "test" else f"{where.split(':')[0].capitalize()} subset of the test split"
     return f"{label}, default hybrid against the best single retriever: {'; '.join(parts)}: {answer}{tail}."
+
+
+def paired_interval(report: Report, corpus: str, where: str, metric: str, other: str) -> str:
+    """`; paired difference d, 95% CI lo to hi` of default hybrid minus `other` over the
+    questions of `where` (metrics.paired_bootstrap); empty without per-question figures."""
+    members = report.views.get(corpus, {}).get(where)
+    mine, theirs = report.per_query.get((DEFAULT, corpus)), report.per_query.get((other, corpus))
+    if not members or mine is None or theirs is None:
+        return ""
+    diff, low, high = paired_bootstrap([mine[q][metric] - theirs[q][metric] for q in members])
+    return f"; paired difference {diff:+.3f}, 95% CI {low:+.3f} to {high:+.3f}"
 
 
 def _share(counts: Sequence[int] | None) -> str:
