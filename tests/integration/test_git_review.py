@@ -248,10 +248,12 @@ def test_revert_restores_an_agents_commit_and_leaves_a_persons_edit(repo: Path) 
     assert sha in git(repo, "log", "--format=%H")
 
 
-def test_a_persons_revert_names_a_file_it_cannot_undo(repo: Path) -> None:
+def test_a_persons_revert_names_a_file_it_cannot_undo(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A file in no ghost's, project's or shared folder (`private/x.md`, which lint names)
     is no note a person's revert can put back; it says so (exit 4, as for any change left
     as it is) instead of leaving it out in silence, and undoes the rest."""
+    config = repo / "vaultmem.toml"
+    config.write_text(config.read_text().replace("ghosts = [", 'people = ["pat"]\nghosts = [', 1))
     cli = Cli(repo)
     kept = create(cli, "Kept", "Original words.", source="x")
     cli.ok("commit")
@@ -261,7 +263,11 @@ def test_a_persons_revert_names_a_file_it_cannot_undo(repo: Path) -> None:
     git(repo, "commit", "-q", "-m", "both")
     sha = git(repo, "rev-parse", "HEAD").strip()
 
+    without_name = cli("revert", sha, "--dry-run")  # at the terminal, no person named: as before
+    assert without_name.data["conflicts"] == [], without_name.stdout
+    monkeypatch.setenv("VAULTMEM_PERSON", "pat")
     res = cli("revert", sha)
+    monkeypatch.delenv("VAULTMEM_PERSON")
     assert res.exit_code == 4, res.stdout
     assert [(c["path"], c["reason"]) for c in res.data["conflicts"]] == [("private/stray.md", UNPLACED_REASON)]
     assert "Original words." in (repo / kept["path"]).read_text()  # the rest undone

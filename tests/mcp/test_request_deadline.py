@@ -21,18 +21,39 @@ DEADLINE_S = 2.0
 WAIT_S = 60.0
 
 
+GONE = threading.Event()  # `/big`'s client was disconnected
+
+
 async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
-    """Reads the whole body; `/stream` answers in three parts over more than the deadline."""
+    """Reads the whole body; `/stream` answers in three parts over more than the deadline,
+    `/big` with 16 MB (more than any socket buffers) and sets GONE once disconnected."""
     if scope["type"] != "http":
         return
     while (await receive()).get("more_body"):
         pass
+    if scope["path"] == "/big":
+        await _big(receive, send)
+        return
     await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
     parts = 3 if scope["path"] == "/stream" else 1
     for i in range(parts):
         if i:
             await asyncio.sleep(DEADLINE_S)
         await send({"type": "http.response.body", "body": b"part;", "more_body": i < parts - 1})
+
+
+async def _big(receive: Any, send: Any) -> None:
+    async def watch() -> None:
+        while (await receive())["type"] != "http.disconnect":
+            pass
+        GONE.set()
+
+    watcher = asyncio.ensure_future(watch())
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
+    for _ in range(256):
+        await send({"type": "http.response.body", "body": b"x" * 65536, "more_body": True})
+    await send({"type": "http.response.body", "body": b"", "more_body": False})
+    watcher.cancel()
 
 
 @pytest.fixture
@@ -135,3 +156,16 @@ def test_a_client_gone_mid_body_leaves_no_traceback_in_the_log() -> None:
     quiet = _QuietDisconnects()
     assert not quiet.filter(record(ClientDisconnect()))
     assert quiet.filter(record(ValueError("a real failure")))  # still logged
+
+
+def test_a_client_that_reads_none_of_its_answer_loses_its_connection(port: int) -> None:
+    """Requests answered into a connection whose client never reads: once the socket buffers
+    are full the server waits on the client, and the deadline ends the wait."""
+    GONE.clear()
+    conn = socket.socket()
+    conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    conn.settimeout(WAIT_S)
+    with conn:
+        conn.connect(("127.0.0.1", port))
+        conn.sendall(b"GET /big HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert GONE.wait(WAIT_S)  # closed by the server while this client read nothing

@@ -235,7 +235,7 @@ def test_the_landed_injections_over_stdio_and_http_act_as_bob(vault: Path, cli: 
     assert (vault / "private/bob/bob's fact.md").is_file()  # memory_save wrote as bob, nowhere else
 
 
-def test_stdio_answers_every_line_it_cannot_read(vault: Path) -> None:
+def test_stdio_answers_every_line_it_cannot_read(vault: Path, tmp_path: Path) -> None:
     """A client whose request the server cannot read gets an error for it instead of waiting
     for ever: not JSON at all (JSON-RPC's parse error, id null), valid JSON that is no
     message, and a string holding a lone UTF-16 surrogate (`\\ud800`, which Python's json
@@ -243,13 +243,15 @@ def test_stdio_answers_every_line_it_cannot_read(vault: Path) -> None:
     import queue
     import threading
 
-    proc = subprocess.Popen(
-        [VAULTMEM, "mcp", "--vault", str(vault)],
-        env=_env(VAULTMEM_GHOST="alice"),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
+    log = tmp_path / "stderr.log"
+    with log.open("w") as err:
+        proc = subprocess.Popen(
+            [VAULTMEM, "mcp", "--vault", str(vault)],
+            env=_env(VAULTMEM_GHOST="alice"),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=err,
+        )
     assert proc.stdin is not None and proc.stdout is not None
     replies: queue.Queue[dict[str, Any]] = queue.Queue()
     threading.Thread(target=lambda: [replies.put(json.loads(line)) for line in proc.stdout], daemon=True).start()
@@ -271,8 +273,15 @@ def test_stdio_answers_every_line_it_cannot_read(vault: Path) -> None:
         assert lone["id"] == 2 and lone["error"]["code"] == -32600 and "surrogate" in lone["error"]["message"]
         shapeless = ask('{"jsonrpc": "2.0", "id": "three", "params": 7}')
         assert shapeless["id"] == "three" and shapeless["error"]["code"] == -32600
+        deep = ask("[" * 100_000 + "]" * 100_000)  # deeper than any parser's stack
+        assert deep["id"] is None and deep["error"]["code"] == -32600
+        # a response of the client's own that the server cannot read gets no answer (JSON-RPC
+        # answers requests): the next reply is the next request's
+        proc.stdin.write(b'{"jsonrpc": "2.0", "id": 9, "result": {"x": "\\ud800"}}\n')
         saved = ask(call % (4, "a whole pair \\ud83d\\ude00 is fine"))
         assert saved["id"] == 4 and saved["result"]["structuredContent"]["path"].startswith("private/alice/")
     finally:
         proc.stdin.close()
         proc.wait(timeout=60)
+    assert proc.returncode == 0, log.read_text()  # the session ends cleanly when stdin does
+    assert "Traceback" not in log.read_text()

@@ -129,6 +129,9 @@ def test_what_no_tool_accepts(tool: str, arguments: Any, says: str) -> None:
         (["/srv/vault/a", 3], ["a", 3]),
         ({"path": "/srv/vault/b", "n": None}, {"path": "b", "n": None}),
         ("no path at all", "no path at all"),
+        ("cannot load /app/srv/vault/model.bin", "cannot load /app/srv/vault/model.bin"),  # inside another path
+        ("/home/me/srv/vault/x.md and /srv/vault~/x", "/home/me/srv/vault/x.md and /srv/vault~/x"),
+        ("(/srv/vault/a.md)", "(a.md)"),
     ],
 )
 def test_in_vault_terms(value: Any, told: Any) -> None:

@@ -7,7 +7,7 @@ import pytest
 
 mcp_types = pytest.importorskip("mcp_types")
 
-from vaultmem.mcp.unreadable import ECHO_CHARS, reply_to_unreadable  # noqa: E402
+from vaultmem.mcp.unreadable import ECHO_CHARS, answered, reply_to_unreadable  # noqa: E402
 
 CALL = '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"memory_save","arguments":{"content":"%s"}}}'
 
@@ -33,6 +33,14 @@ def _error_of(line: str) -> Exception:
         ('{"id": 8, "method": "x"}', 8, -32600, "not a JSON-RPC 2.0 message"),
         ("[1, 2]", None, -32600, "not a JSON-RPC 2.0 message"),
         ("7", None, -32600, "not a JSON-RPC 2.0 message"),
+        ("null", None, -32600, "not a JSON-RPC 2.0 message"),  # JSON, though no message
+        (
+            '{"jsonrpc":"2.0","id":5,"method":"x","params":{"a":' + "[" * 3000 + "]" * 3000 + "}}",
+            None,
+            -32600,
+            "nested",
+        ),
+        ("[" * 100_000 + "]" * 100_000, None, -32600, "nested"),
     ],
 )
 def test_reply_to_unreadable(line: str, id_: object, code: int, words: str) -> None:
@@ -50,3 +58,17 @@ def test_a_long_line_is_echoed_in_part() -> None:
 def test_an_exception_that_is_not_pydantics_is_a_parse_error() -> None:
     reply = reply_to_unreadable(OSError("read failed"))
     assert (reply.id, reply.error.code) == (None, -32700)
+
+
+@pytest.mark.parametrize(
+    ("line", "answer"),
+    [
+        ('{"jsonrpc":"2.0","id":5,"result":{"x":"\\ud800"}}', False),  # the client's response: never answered
+        ('{"jsonrpc":"2.0","id":5,"error":{"code":1}}', False),
+        (CALL % (5, "\\ud800"), True),
+        ("not json", True),
+        ("[" * 5000 + "]" * 5000, True),
+    ],
+)
+def test_a_response_of_the_clients_is_never_answered(line: str, answer: bool) -> None:
+    assert answered(_error_of(line)) is answer

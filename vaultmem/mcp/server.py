@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import subprocess
 from collections.abc import Callable
@@ -86,8 +87,12 @@ def in_vault_terms(value: Any, root: Path) -> Any:
     root itself as `.`."""
     if isinstance(value, str):
         for base in dict.fromkeys((str(root.resolve()), str(root.absolute()))):
-            # the root, then a separator or the path's end (not `/srv/vault2`)
-            value = re.sub(re.escape(base) + r"(/|(?![\w.-]))", lambda m: "" if m.group(1) else ".", value)
+            if base == os.sep:
+                continue  # a vault at / : every path is inside it, and no path says less
+            # the root as a whole path: not inside another (`/home/me/srv/vault`), and then a
+            # separator or the path's end (not `/srv/vault2`, `/srv/vault~`)
+            pattern = r"(?<![\w.~/-])" + re.escape(base) + r"(/|(?![\w.~-]))"
+            value = re.sub(pattern, lambda m: "" if m.group(1) else ".", value)
         return value
     if isinstance(value, list):
         return [in_vault_terms(v, root) for v in value]

@@ -14,6 +14,7 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+import anyio
 import mcp_types as types
 from mcp.shared.message import SessionMessage
 
@@ -25,29 +26,48 @@ def reply_to_unreadable(error: Exception) -> types.JSONRPCError:
     """The JSON-RPC error for a line the transport could not read, from its exception
     (pydantic's ValidationError holds the line, or the JSON it parsed to)."""
     raw = _input_of(error)
+    if raw is _UNREAD:
+        return _error(None, types.PARSE_ERROR, "parse error: the line could not be read")
     if isinstance(raw, str):
         try:
             raw = json.loads(raw)
+        except RecursionError:  # nested deeper than any message: the SDK's parser refused it too
+            return _error(None, types.INVALID_REQUEST, "invalid request: nested too deeply")
         except ValueError:
             echo = raw[:ECHO_CHARS] + ("…" if len(raw) > ECHO_CHARS else "")
             return _error(None, types.PARSE_ERROR, f"parse error: not JSON: {echo!r}")
         if _has_lone_surrogate(raw):
             why = "a string holds a lone UTF-16 surrogate (half of a pair, such as \\ud800)"
             return _error(_id_of(raw), types.INVALID_REQUEST, f"invalid request: {why}")
-    if raw is None:
-        return _error(None, types.PARSE_ERROR, "parse error: the line could not be read")
     return _error(_id_of(raw), types.INVALID_REQUEST, f"invalid request: not a JSON-RPC 2.0 message: {_first(error)}")
 
 
+def answered(error: Exception) -> bool:
+    """False for a line that JSON-RPC gives no answer: a response of the client's own (to a
+    request of the server's; answering it with its id would answer the client's request of
+    that number)."""
+    raw = _input_of(error)
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except (ValueError, RecursionError):
+            return True
+    return not (isinstance(raw, dict) and "method" not in raw and ("result" in raw or "error" in raw))
+
+
+_UNREAD = object()  # no line to read in the exception
+
+
 def _input_of(error: Exception) -> Any:
+    """The line (or the JSON it parsed to) that pydantic's ValidationError holds."""
     errors = getattr(error, "errors", None)
     if not callable(errors):
-        return None
+        return _UNREAD
     try:
         found = errors()
     except Exception:  # not pydantic's: nothing to read the line from
-        return None
-    return found[0].get("input") if found and isinstance(found[0], dict) else None
+        return _UNREAD
+    return found[0].get("input", _UNREAD) if found and isinstance(found[0], dict) else _UNREAD
 
 
 def _first(error: Exception) -> str:
@@ -67,12 +87,18 @@ def _id_of(message: Any) -> int | str | None:
 
 
 def _has_lone_surrogate(value: Any) -> bool:
-    if isinstance(value, str):
-        return any("\ud800" <= ch <= "\udfff" for ch in value)
-    if isinstance(value, dict):
-        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_has_lone_surrogate(v) for v in value)
+    """Whether any string in `value` holds one; by a stack, not recursion (any depth)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if any("\ud800" <= ch <= "\udfff" for ch in item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
     return False
 
 
@@ -99,9 +125,19 @@ class AnswersUnreadable:
     async def __aexit__(self, *exc: Any) -> Any:
         return await self._read.__aexit__(*exc)
 
+    def close(self) -> None:
+        self._read.close()
+
+    async def aclose(self) -> None:
+        await self._read.aclose()
+
     async def __aiter__(self) -> AsyncIterator[Any]:
         async for item in self._read:
             if isinstance(item, Exception):
-                await self._write.send(SessionMessage(reply_to_unreadable(item)))
+                if answered(item):
+                    try:
+                        await self._write.send(SessionMessage(reply_to_unreadable(item)))
+                    except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                        return  # the session is ending: nobody to answer
                 continue
             yield item

@@ -63,10 +63,10 @@ def revert(
     # changes of notes it may change, the only ones it can know of: a commit that also
     # touched notes hidden from it must look to it as one that did not (SPEC §3), and one
     # that touched none it may change as no commit at all.
-    # A file in no ghost's, project's or shared folder is nobody's note: no caller may
-    # change it, and it hides nobody's words. A person at the terminal is told, not left to
-    # find it undone; a ghost hears of no change it may not make.
-    unplaced: list[str] | None = [] if app.ghost is None else None
+    # A person ($VAULTMEM_PERSON) may change every placed note, so what it cannot undo is a
+    # file in no ghost's, project's or shared folder (nobody's note, which lint names): told,
+    # not left to find it undone. Any other caller hears of no change it may not make.
+    unplaced: list[str] | None = [] if app.person is not None else None
     plans = [_plan(app, git, sha, unplaced=unplaced) for sha in commits]
     if not any(plans) and not unplaced:
         raise none

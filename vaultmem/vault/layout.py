@@ -151,11 +151,10 @@ def inside_vault(root: Path, path: Path) -> bool:
 
 
 def _loops(path: Path) -> bool:
-    """True when resolving `path` goes round a loop of symlinks (`a.md -> b.md -> a.md`)."""
+    """True when following `path` goes round a loop of symlinks (`a.md -> b.md -> a.md`):
+    the system's own answer (ELOOP), which `Path.resolve` stopped raising in Python 3.13."""
     try:
-        path.resolve()
-    except RuntimeError:  # Python before 3.13
-        return True
+        os.stat(path)
     except OSError as exc:
         return exc.errno == errno.ELOOP
     return False
