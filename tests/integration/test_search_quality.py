@@ -191,11 +191,18 @@ def test_the_default_cut_in_a_vault_large_enough(tmp_path: Path, real_model_avai
         note(root, rel, f"# {title}\n\n{body}\n", title=title, tags=tags)
     cli = Cli(root)
     assert cli.ok("index")["embedded_notes"] == len(SUBJECTS) * len(ASPECTS) + len(NOTES) >= CALIBRATED_MIN_NOTES
+    from vaultmem.search.hybrid import CUT_EVERYTHING
+
     for query in OFF_TOPIC:
-        assert cli.ok("search", query)["results"] == [], query
-        assert cli.ok("search", query, "--min-score", "0")["results"], query
+        cut = cli("search", query)
+        assert cut.exit_code == 0 and cut.data["results"] == [], query
+        # said, for an agent that asked in other words than its note's to look further
+        assert cut.data["warnings"] == [CUT_EVERYTHING] and CUT_EVERYTHING in cut.stderr
+        uncut = cli.ok("search", query, "--min-score", "0")
+        assert uncut["results"] and CUT_EVERYTHING not in uncut.get("warnings", []), query
     for query, want in [*EXACT, ("how do I descale my kettle", "shared/kettle.md")]:
-        assert paths_of(cli.ok("search", query))[:1] == [want], query
+        found = cli.ok("search", query)
+        assert paths_of(found)[:1] == [want] and CUT_EVERYTHING not in found.get("warnings", []), query
     # A question that clears the cut keeps its results down to CUT_FLOOR_SHARE of it
     # (fusion.cut_twice); a plain --min-score at the cut leaves those out.
     from vaultmem.search.fusion import CUT_FLOOR_SHARE

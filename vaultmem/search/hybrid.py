@@ -47,6 +47,12 @@ from vaultmem.search.sessions import Sessions
 from vaultmem.search.text import SNIPPET_CHARS, NearDuplicates, Snippets, shorten
 
 CANDIDATES_MIN = 50
+# When the default cut leaves nothing of what the retrievers found. Agents read it (a
+# warning in --json, on stderr at a terminal; MCP's text too).
+CUT_EVERYTHING = (
+    "no result cleared the relevance cut; notes scored below it: "
+    "--min-score 0 (min_score 0 over MCP) shows them, weakest matches included"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,15 +173,20 @@ class _Search:
         fused = self.in_sessions(fused)
         cap = 1.0 if self.opts.fusion == "relevance" else None
         scored = apply_trust(fused, {k: r.trust for k, r in records.items()}, self.opts.trust_bias, cap)
+        warnings = []
         if self.default_cut:
+            candidates = bool(scored)
             scored = cut_twice(scored, self._clears, self.min_score, CUT_FLOOR_SHARE, self._opens)
+            if candidates and not scored:
+                # A question put in other words than its note's can score below the cut (docs/
+                # BENCHMARKS.md, agent memory): say so, so that an agent can look further.
+                warnings.append(CUT_EVERYTHING)
         else:  # an explicit --min-score (or none): one plain bar
             scored = [s for s in scored if s.score >= self.min_score]
         chosen, collapsed = self.choose(scored, records)
         items = [(cand, self.snippet_for(cand), rel) for cand, rel in zip(chosen, self.expand(chosen), strict=True)]
         self.ranked = [cand.rec.path for cand in chosen]
         packed = pack(items, self.render, self.opts.budget_tokens)
-        warnings = []
         if self.opts.budget_tokens is not None and packed.dropped:
             warnings.append(f"{packed.dropped} results left out to stay within {self.opts.budget_tokens} tokens")
         return SearchResult(

@@ -220,7 +220,7 @@ def search(app: App, req: SearchRequest, fresh: bool = False) -> SearchResult:
     if mode != opts.mode:
         opts = replace(opts, mode=mode)
     result = run_search(parts, query, filters, opts)
-    for w in warnings:
+    for w in warnings + result.warnings:
         app.notice(f"warning: {w}")
     return replace(
         result,
