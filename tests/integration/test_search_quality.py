@@ -191,7 +191,7 @@ def test_the_default_cut_in_a_vault_large_enough(tmp_path: Path, real_model_avai
         note(root, rel, f"# {title}\n\n{body}\n", title=title, tags=tags)
     cli = Cli(root)
     assert cli.ok("index")["embedded_notes"] == len(SUBJECTS) * len(ASPECTS) + len(NOTES) >= CALIBRATED_MIN_NOTES
-    from vaultmem.search.hybrid import CUT_EVERYTHING
+    from vaultmem.search.fusion import CUT_EVERYTHING
 
     for query in OFF_TOPIC:
         cut = cli("search", query)

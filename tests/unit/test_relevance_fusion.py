@@ -259,3 +259,21 @@ def test_only_what_opens_the_lower_bar_lets_the_lower_results_in() -> None:
     assert [n for n, _, _ in cut_twice(items, clears, 0.008, 0.5)] == ["beer", "reds"]
     opened = [("top", 0.02, False), *items]
     assert [n for n, _, _ in cut_twice(opened, clears, 0.008, 0.5, opens)] == ["top", "beer", "reds"]
+
+
+@pytest.mark.parametrize(
+    ("scores", "kept", "warned"),
+    [
+        ([], [], False),  # nothing found: nothing to say
+        ([0.002, 0.001], [], True),  # found, and all of it below the bar: said
+        ([0.02, 0.0001], [0.02], False),  # one clears: kept, and no word
+    ],
+)
+def test_default_cut_says_when_it_leaves_nothing(scores: list[float], kept: list[float], warned: bool) -> None:
+    from vaultmem.search.fusion import CUT_EVERYTHING, default_cut
+
+    def clears(score: float, bar: float) -> bool:
+        return score >= bar
+
+    got, warnings = default_cut(scores, clears, 0.01, clears)
+    assert (got, warnings) == (kept, [CUT_EVERYTHING] if warned else [])

@@ -7,7 +7,7 @@ import pytest
 
 mcp_types = pytest.importorskip("mcp_types")
 
-from vaultmem.mcp.unreadable import ECHO_CHARS, answered, reply_to_unreadable  # noqa: E402
+from vaultmem.mcp.unreadable import ECHO_CHARS, reply_to_unreadable  # noqa: E402
 
 CALL = '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"memory_save","arguments":{"content":"%s"}}}'
 
@@ -45,19 +45,19 @@ def _error_of(line: str) -> Exception:
 )
 def test_reply_to_unreadable(line: str, id_: object, code: int, words: str) -> None:
     reply = reply_to_unreadable(_error_of(line))
-    assert (reply.id, reply.error.code) == (id_, code)
+    assert reply is not None and (reply.id, reply.error.code) == (id_, code)
     assert words in reply.error.message
     mcp_types.jsonrpc_message_adapter.validate_json(reply.model_dump_json(by_alias=True))  # a message the client reads
 
 
 def test_a_long_line_is_echoed_in_part() -> None:
     reply = reply_to_unreadable(_error_of("x" * 100_000))
-    assert len(reply.error.message) < ECHO_CHARS + 40
+    assert reply is not None and len(reply.error.message) < ECHO_CHARS + 40
 
 
 def test_an_exception_that_is_not_pydantics_is_a_parse_error() -> None:
     reply = reply_to_unreadable(OSError("read failed"))
-    assert (reply.id, reply.error.code) == (None, -32700)
+    assert reply is not None and (reply.id, reply.error.code) == (None, -32700)
 
 
 @pytest.mark.parametrize(
@@ -71,4 +71,4 @@ def test_an_exception_that_is_not_pydantics_is_a_parse_error() -> None:
     ],
 )
 def test_a_response_of_the_clients_is_never_answered(line: str, answer: bool) -> None:
-    assert answered(_error_of(line)) is answer
+    assert (reply_to_unreadable(_error_of(line)) is not None) is answer

@@ -6,9 +6,9 @@ open and shut every other client out for as long as it went on. Here a request m
 whole, headers and body, within REQUEST_S of the connection opening or of the answer
 before it on the same connection; else the connection is closed, as Apache's
 RequestReadTimeout and nginx's client_header_timeout do. So is one whose client has read
-nothing of what it is sent for REQUEST_S while the server waits on it (nginx's send_timeout). A connection idle between
-requests is uvicorn's keep-alive timeout's, and an answer that streams (SSE) to a client
-that reads it is not timed: the request it answers has arrived.
+nothing of what it is sent for REQUEST_S while the server waits on it (nginx's
+send_timeout). A connection idle between requests is uvicorn's keep-alive timeout's, and an
+answer that streams (SSE) to a client that reads it is not timed: its request has arrived.
 
 Imported by mcp/http.py only, inside `serve_http` (uvicorn is that command's)."""
 
@@ -29,8 +29,9 @@ log = logging.getLogger("vaultmem.mcp")
 
 class RequestDeadline(H11Protocol):
     """uvicorn's h11 protocol, closing a connection whose request has not arrived whole
-    within `deadline_s`, or whose client has read nothing for that long (h11 is uvicorn's own dependency; httptools, its faster parser, is
-    only there when another package brought it)."""
+    within `deadline_s`, or whose client has read nothing for that long (h11 is uvicorn's
+    own dependency; httptools, its faster parser, is there only when another package
+    brought it)."""
 
     deadline_s = REQUEST_S
 

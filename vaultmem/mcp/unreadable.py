@@ -22,9 +22,11 @@ from mcp.shared.message import SessionMessage
 ECHO_CHARS = 120
 
 
-def reply_to_unreadable(error: Exception) -> types.JSONRPCError:
+def reply_to_unreadable(error: Exception) -> types.JSONRPCError | None:
     """The JSON-RPC error for a line the transport could not read, from its exception
-    (pydantic's ValidationError holds the line, or the JSON it parsed to)."""
+    (pydantic's ValidationError holds the line, or the JSON it parsed to); None for a
+    response of the client's own (to a request of the server's), which JSON-RPC never
+    answers: an answer with its id would answer the client's request of that number."""
     raw = _input_of(error)
     if raw is _UNREAD:
         return _error(None, types.PARSE_ERROR, "parse error: the line could not be read")
@@ -36,23 +38,12 @@ def reply_to_unreadable(error: Exception) -> types.JSONRPCError:
         except ValueError:
             echo = raw[:ECHO_CHARS] + ("…" if len(raw) > ECHO_CHARS else "")
             return _error(None, types.PARSE_ERROR, f"parse error: not JSON: {echo!r}")
-        if _has_lone_surrogate(raw):
-            why = "a string holds a lone UTF-16 surrogate (half of a pair, such as \\ud800)"
-            return _error(_id_of(raw), types.INVALID_REQUEST, f"invalid request: {why}")
+    if isinstance(raw, dict) and "method" not in raw and ("result" in raw or "error" in raw):
+        return None
+    if _has_lone_surrogate(raw):
+        why = "a string holds a lone UTF-16 surrogate (half of a pair, such as \\ud800)"
+        return _error(_id_of(raw), types.INVALID_REQUEST, f"invalid request: {why}")
     return _error(_id_of(raw), types.INVALID_REQUEST, f"invalid request: not a JSON-RPC 2.0 message: {_first(error)}")
-
-
-def answered(error: Exception) -> bool:
-    """False for a line that JSON-RPC gives no answer: a response of the client's own (to a
-    request of the server's; answering it with its id would answer the client's request of
-    that number)."""
-    raw = _input_of(error)
-    if isinstance(raw, str):
-        try:
-            raw = json.loads(raw)
-        except (ValueError, RecursionError):
-            return True
-    return not (isinstance(raw, dict) and "method" not in raw and ("result" in raw or "error" in raw))
 
 
 _UNREAD = object()  # no line to read in the exception
@@ -134,9 +125,10 @@ class AnswersUnreadable:
     async def __aiter__(self) -> AsyncIterator[Any]:
         async for item in self._read:
             if isinstance(item, Exception):
-                if answered(item):
+                reply = reply_to_unreadable(item)
+                if reply is not None:
                     try:
-                        await self._write.send(SessionMessage(reply_to_unreadable(item)))
+                        await self._write.send(SessionMessage(reply))
                     except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                         return  # the session is ending: nobody to answer
                 continue

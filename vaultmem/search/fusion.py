@@ -345,3 +345,21 @@ def cut_twice(
         return first
     floor = bar * min(1.0, share)
     return [item for item in items if clears(item, floor)]
+
+
+# When the default cut leaves nothing of what a search found. Agents read it (a warning in
+# --json, on stderr at a terminal; MCP's text too): a question put in other words than its
+# note's can score below the bar (docs/BENCHMARKS.md, agent memory) and an agent can look
+# further.
+CUT_EVERYTHING = (
+    "no result cleared the relevance cut; notes scored below it: "
+    "--min-score 0 (min_score 0 over MCP) shows them, weakest matches included"
+)
+
+
+def default_cut(
+    items: Sequence[T], clears: Callable[[T, float], bool], bar: float, opens: Callable[[T, float], bool]
+) -> tuple[list[T], list[str]]:
+    """cut_twice at CUT_FLOOR_SHARE, and CUT_EVERYTHING when it leaves none of `items`."""
+    kept = cut_twice(items, clears, bar, CUT_FLOOR_SHARE, opens)
+    return kept, [CUT_EVERYTHING] if items and not kept else []

@@ -26,7 +26,6 @@ from vaultmem.search.budget import ESTIMATE, pack
 from vaultmem.search.filters import DEFAULT_MODE, MODES
 from vaultmem.search.fusion import (
     CALIBRATED_MIN_NOTES,
-    CUT_FLOOR_SHARE,
     FULL_COVERAGE,
     SESSION_SHARE,
     VECTOR_ONLY,
@@ -35,7 +34,7 @@ from vaultmem.search.fusion import (
     Scored,
     apply_trust,
     calibration_for,
-    cut_twice,
+    default_cut,
     relevance_fusion,
     rrf,
     session_lift,
@@ -47,12 +46,6 @@ from vaultmem.search.sessions import Sessions
 from vaultmem.search.text import SNIPPET_CHARS, NearDuplicates, Snippets, shorten
 
 CANDIDATES_MIN = 50
-# When the default cut leaves nothing of what the retrievers found. Agents read it (a
-# warning in --json, on stderr at a terminal; MCP's text too).
-CUT_EVERYTHING = (
-    "no result cleared the relevance cut; notes scored below it: "
-    "--min-score 0 (min_score 0 over MCP) shows them, weakest matches included"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,14 +166,9 @@ class _Search:
         fused = self.in_sessions(fused)
         cap = 1.0 if self.opts.fusion == "relevance" else None
         scored = apply_trust(fused, {k: r.trust for k, r in records.items()}, self.opts.trust_bias, cap)
-        warnings = []
-        if self.default_cut:
-            candidates = bool(scored)
-            scored = cut_twice(scored, self._clears, self.min_score, CUT_FLOOR_SHARE, self._opens)
-            if candidates and not scored:
-                # A question put in other words than its note's can score below the cut (docs/
-                # BENCHMARKS.md, agent memory): say so, so that an agent can look further.
-                warnings.append(CUT_EVERYTHING)
+        warnings: list[str] = []
+        if self.default_cut:  # with fusion.CUT_EVERYTHING when it leaves nothing
+            scored, warnings = default_cut(scored, self._clears, self.min_score, self._opens)
         else:  # an explicit --min-score (or none): one plain bar
             scored = [s for s in scored if s.score >= self.min_score]
         chosen, collapsed = self.choose(scored, records)
