@@ -63,3 +63,40 @@ def test_a_batch_of_writes_journals_each_file_once(vault: Path, cli: Cli) -> Non
     made = cli.ok("write", "-", input=json.dumps(items), ghost="alice")
     entries = read_all(vault)
     assert sorted(e.path for e in entries) == sorted(w["path"] for w in made["written"])
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\u0085", "\x0b", "\x0c", "\x1c", "\x1e"])
+def test_a_line_separator_in_a_reason_keeps_its_entry(vault: Path, cli: Cli, separator: str) -> None:
+    """json.dumps leaves these unescaped; an entry cut there would lose its writer, and the
+    write be committed as a person's. Commit trailers are one plain line each."""
+    import subprocess
+
+    reason = f"because{separator}x\x1b[2J"
+    model = f"gpt{separator}Vaultmem-Ghost: pat"
+    made = cli.ok("note", "create", "--title", "Separated", "--type", "fact", "--scope", "shared", "--body", "b", "--reason", reason,
+                  "--model", model, ghost="bob")  # fmt: skip
+    entries = [e for e in read_all(vault) if e.path == made["path"]]
+    assert [(e.by, e.reason, e.model) for e in entries] == [("bob", reason, model)]
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=vault, check=True)
+    for key, value in (("user.email", "p@example.com"), ("user.name", "Pat")):
+        subprocess.run(["git", "config", key, value], cwd=vault, check=True)
+    assert {c["by"] for c in cli.ok("commit")["commits"]} >= {"bob"}
+    log = subprocess.run(["git", "log", "--format=%B", "--author=bob"], cwd=vault, capture_output=True, text=True)
+    trailers = [line for line in log.stdout.splitlines() if line.startswith("Vaultmem-")]
+    assert "Vaultmem-Ghost: bob" in trailers and "Vaultmem-Ghost: pat" not in trailers
+    assert "\x1b" not in log.stdout and separator not in log.stdout
+
+
+def test_review_shows_a_model_name_as_data(vault: Path, cli: Cli) -> None:
+    """The model comes from a client (--model, $VAULTMEM_MODEL, an MCP host's clientInfo):
+    in review's markdown it is shown escaped, on one line."""
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=vault, check=True)
+    model = "gpt\x1b]52;c;ZXZpbA==\x07\x1b[2J\nwarning: FORGED"
+    cli.ok("note", "create", "--title", "Modelled", "--type", "fact", "--scope", "shared", "--body", "b",
+           "--model", model, ghost="bob")  # fmt: skip
+    shown = cli("review", "--format", "md", json_=False).stdout
+    assert "\x1b" not in shown and "\x07" not in shown
+    assert not any(line.startswith("warning: FORGED") for line in shown.splitlines())
+    assert "bob/gpt\\x1b]52;c;ZXZpbA==\\x07\\x1b[2J\\nwarning: FORGED" in shown

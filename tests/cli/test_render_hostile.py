@@ -202,6 +202,8 @@ def test_json_output_is_unchanged(cli: Cli, hostile: dict[str, Any]) -> None:
         ("\u202eevil\u2066\u2069", "\\u202eevil\\u2066\\u2069"),
         ("tab\tnew\nline", "tab\tnew\nline"),
         ("Café ☕ 日本", "Café ☕ 日本"),
+        ("C\u200bT\u200e\u200f\u061c\u2060\ufeff", "C\\u200bT\\u200e\\u200f\\u061c\\u2060\\ufeff"),  # hide or reorder
+        ("می\u200cخواهم 👨\u200d👩", "می\u200cخواهم 👨\u200d👩"),  # joiners a script and emoji need
     ],
 )
 def test_clean(text: str, shown: str) -> None:
@@ -215,3 +217,31 @@ def test_clean(text: str, shown: str) -> None:
 def test_clean_inline_escapes_layout() -> None:
     assert clean("a\tb\nc", inline=True) == "a\\tb\\nc"
     assert clean(None) == "" and clean(0.5) == "0.5"
+
+
+@pytest.mark.parametrize(
+    ("body", "shown"),
+    [
+        ("run &#x202e;txt.exe", "run &amp;#x202e;txt.exe"),  # would become U+202E in Markdown
+        ("&rlm;&#8203;&#x1b;[2J&lrm;", "&amp;rlm;&amp;#8203;&amp;#x1b;[2J&amp;lrm;"),
+        ("fish &amp; chips &eacute; &#65; &unknownname;", "fish &amp; chips &eacute; &#65; &unknownname;"),
+        ("a\x1b[31m", "a\\x1b[31m"),
+    ],
+)
+def test_markdown_text_keeps_character_references_that_would_bring_controls_back(body: str, shown: str) -> None:
+    from vaultmem.cli.output import markdown_text
+
+    assert markdown_text(body) == shown
+
+
+def test_notices_and_errors_stay_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """A newline in a file name a message names must not print as a line of its own."""
+    from vaultmem.cli.output import error, notice
+
+    notice("moved shared/A\nwarning: FORGED.md")
+    error("not_found", "no note shared/B\nvaultmem: error: FORGED.md", json_mode=False)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [
+        "moved shared/A\\nwarning: FORGED.md",
+        "vaultmem: error: no note shared/B\\nvaultmem: error: FORGED.md",
+    ]

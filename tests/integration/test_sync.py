@@ -162,3 +162,74 @@ def test_a_ghost_syncs_its_own_changes_and_hears_only_of_notes_it_may_read(clone
     stopped = b("sync", ghost="bob")
     assert stopped.exit_code == 4 and stopped.data["error"]["paths"] == []
     assert "alice/" not in stopped.stdout + stopped.stderr
+
+
+def _push_by_hand(root: Path, *paths: str) -> None:
+    """A teammate's commit made with plain git (forced past .gitignore) and pushed."""
+    git(root, "add", "-f", "--", *paths)
+    git(root, "commit", "-q", "-m", "teammate")
+    git(root, "push", "-q", "origin", "HEAD:main")
+
+
+def test_sync_merges_nothing_that_would_run_a_teammates_code(clones: tuple[Path, Path]) -> None:  # noqa: F811
+    """A clone's own state (.vaultmem/: Whoosh's pickled segment lists, the state database)
+    pushed by a teammate would be written into this checkout by the merge and loaded by the
+    next search; new hooks where core.hooksPath points would run on the merge itself. Both
+    stop sync (exit 4) with nothing merged; the vault works as before."""
+    one, two = clones
+    a, b = Cli(one), Cli(two)
+    a.ok("sync")
+    b.ok("sync")
+    planted = one / ".vaultmem" / "whoosh" / "_MAIN_999.toc"
+    planted.parent.mkdir(parents=True, exist_ok=True)
+    planted.write_bytes(b"not a segment list of this clone's")
+    _push_by_hand(one, ".vaultmem/whoosh/_MAIN_999.toc")
+    before = head(two)
+    refused = b("sync")
+    assert refused.exit_code == 4, refused.stdout
+    assert ".vaultmem" in refused.data["error"]["message"] and "nothing merged" in refused.data["error"]["message"]
+    assert head(two) == before and not (two / ".vaultmem" / "whoosh" / "_MAIN_999.toc").exists()
+    assert b.ok("search", "anything", "--mode", "bm25")["results"] is not None
+    git(one, "rm", "-q", "-r", "--cached", ".vaultmem")  # untracked upstream, as the message says
+    git(one, "commit", "-q", "-m", "untrack")
+    git(one, "push", "-q", "origin", "HEAD:main")
+    assert b.ok("sync")["pulled"]["commits"] == 2
+
+    git(two, "config", "core.hooksPath", "hooks")  # as the README's pre-commit hook asks
+    hook = one / "hooks" / "post-merge"
+    hook.parent.mkdir(exist_ok=True)
+    hook.write_text(f"#!/bin/sh\ntouch {two / 'ran-a-teammates-hook'}\n")
+    hook.chmod(0o755)
+    _push_by_hand(one, "hooks/post-merge")
+    before = head(two)
+    refused = b("sync")
+    assert refused.exit_code == 4 and "hooks" in refused.data["error"]["message"], refused.stdout
+    assert head(two) == before and not (two / "ran-a-teammates-hook").exists()
+    git(two, "config", "--unset", "core.hooksPath")  # hooks git does not run: an ordinary file
+    assert b.ok("sync")["pulled"]["commits"] == 1 and not (two / "ran-a-teammates-hook").exists()
+
+
+def test_a_file_name_that_is_not_utf8_stops_nothing(clones: tuple[Path, Path]) -> None:  # noqa: F811
+    """A teammate's note named in another encoding (`Bad\\xff.md`): every command goes on,
+    lint names it (shown with U+FFFD) to those who may see its folder, and sync carries on."""
+    import os
+
+    one, two = clones
+    a, b = Cli(one), Cli(two)
+    a.ok("sync")
+    b.ok("sync")
+    for folder in ("shared", "private/alice"):
+        (one / folder).mkdir(parents=True, exist_ok=True)
+        with open(os.fsencode(one / folder) + b"/Bad\xff.md", "wb") as f:
+            f.write(b"hello from another encoding\n")
+    git(one, "add", "-A")
+    git(one, "commit", "-q", "-m", "bad names")
+    git(one, "push", "-q", "origin", "HEAD:main")
+    assert b.ok("sync")["pulled"]["commits"] == 1
+    create(b, "After the bad names", "bob")
+    for args in (["index"], ["status"], ["review"], ["search", "hello", "--mode", "bm25"], ["list"], ["sync"]):
+        b.ok(*args)
+    named = [p["path"] for p in b("lint", ghost="alice").data["problems"] if p["code"] == "name_not_utf8"]
+    assert named == ["private/alice/Bad\ufffd.md", "shared/Bad\ufffd.md"]
+    named = [p["path"] for p in b("lint", ghost="bob").data["problems"] if p["code"] == "name_not_utf8"]
+    assert named == ["shared/Bad\ufffd.md"]  # not alice's

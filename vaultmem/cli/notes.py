@@ -20,7 +20,7 @@ from vaultmem.cli.common import (
     read_text_arg,
 )
 from vaultmem.cli.files import register_move
-from vaultmem.cli.output import clean, emit, plain, record, safe
+from vaultmem.cli.output import clean, emit, markdown_text, plain, record, safe
 from vaultmem.models import CommentResult, DeleteResult, NoteDocument, ValidateResult, WriteResult
 
 BodyOpt = Annotated[str | None, typer.Option("--body", help="Body text; '-' reads stdin.")]
@@ -88,7 +88,7 @@ def _render_note(con: Any, doc: NoteDocument) -> None:
     con.print(Panel(meta, title=safe(note["title"], "bold"), expand=False))
     # Markdown of the cleaned body: escape sequences are already visible text; links show
     # their target ("text (url)") rather than hiding it in a terminal hyperlink.
-    con.print(Markdown(clean(doc.body), hyperlinks=False))
+    con.print(Markdown(markdown_text(doc.body), hyperlinks=False))
     if links.out or links.in_:
         con.print()
         for arrow, items in (("→", [i.note for i in links.out]), ("←", [i.note for i in links.in_])):
@@ -96,7 +96,8 @@ def _render_note(con: Any, doc: NoteDocument) -> None:
                 con.print(Text.assemble((arrow, "dim"), " ", safe(item.title), " (", safe(item.path), ")"))
     for c in comments:
         who = " ".join(clean(c.get(k), inline=True) for k in ("at", "by") if c.get(k)) + ":"
-        con.print(Text.assemble((who, "dim"), " ", safe(c.get("text"), inline=False)))
+        # one line each: a newline in a comment's text must not print as another comment
+        con.print(Text.assemble((who, "dim"), " ", safe(c.get("text"))))
 
 
 def _body(body: str | None, body_file: str | None) -> str | None:

@@ -50,11 +50,15 @@ def console(stderr: bool = False) -> Console:
 # could steer a terminal made visible. C0 and C1 controls (ESC starts ANSI and OSC sequences,
 # CR rewinds the line, NUL, BEL, DEL, …) and the bidi embeddings, overrides and isolates
 # (U+202A-U+202E, U+2066-U+2069, which reorder what follows them) print as escapes such as
-# `\x1b` or `\u202e`; line and paragraph separators too. Newlines and tabs stay, except
-# in `inline` text (one field of one line), where they print as `\n` and `\t`.
+# `\x1b` or `\u202e`; line and paragraph separators too. So do the marks and invisible
+# characters that reorder or hide text without a glyph (U+061C, U+180E, U+200B, U+200E-F,
+# U+2060-U+2064, U+FEFF); the joiners U+200C-D stay, which Persian, Indic scripts and emoji
+# need. Newlines and tabs stay, except in `inline` text (one field of one line), where they
+# print as `\n` and `\t`.
 
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
-_UNSAFE_INLINE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+_HIDDEN = "\u061c\u180e\u200b\u200e\u200f\u2060-\u2064\ufeff"
+_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029{_HIDDEN}]")
+_UNSAFE_INLINE = re.compile(f"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029{_HIDDEN}]")
 _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 
@@ -77,6 +81,27 @@ def clean(value: Any, inline: bool = False) -> str:
     if inline:
         return _UNSAFE_INLINE.sub(_visible, text)
     return _UNSAFE.sub(_visible, text.replace("\r\n", "\n"))
+
+
+_ENTITY = re.compile(r"&(#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
+
+
+def markdown_text(value: Any) -> str:
+    """Note text for rich's Markdown: `clean`, and each character reference (`&#x202e;`,
+    `&rlm;`) that Markdown would turn into a character `clean` makes visible kept as the
+    reference, so that it cannot bring back what `clean` took out."""
+    import html
+
+    def meant(ref: str) -> str:
+        if not ref.startswith("#"):
+            return html.unescape(f"&{ref};")
+        code = int(ref[2:], 16) if ref[1:2] in "xX" and len(ref) > 2 else int(ref[1:])
+        return chr(code) if code < 0x110000 else ""
+
+    def defused(match: re.Match[str]) -> str:
+        return "&amp;" + match.group()[1:] if _UNSAFE.search(meant(match.group(1))) else match.group()
+
+    return _ENTITY.sub(defused, clean(value))
 
 
 def flat(value: Any) -> str:
@@ -129,8 +154,9 @@ def emit(data: Any, json_mode: bool, render: Renderer | None = None) -> None:
 
 
 def notice(message: str) -> None:
-    """A line for people on stderr (never on stdout, never in JSON); note text in it is data."""
-    sys.stderr.write(clean(message.rstrip("\n")) + "\n")
+    """A line for people on stderr (never on stdout, never in JSON); note text in it is data,
+    and one line it stays (a newline in a file name must not print as a line of its own)."""
+    sys.stderr.write(clean(message.rstrip("\n"), inline=True) + "\n")
     sys.stderr.flush()
 
 
@@ -142,7 +168,7 @@ def error(code: str, message: str, json_mode: bool, details: dict[str, Any] | No
         sys.stdout.write(json.dumps({"error": payload}, ensure_ascii=False) + "\n")
         sys.stdout.flush()
         return
-    sys.stderr.write(f"vaultmem: error: {clean(message)}\n")
+    sys.stderr.write(f"vaultmem: error: {clean(message, inline=True)}\n")
     sys.stderr.flush()
 
 

@@ -15,7 +15,9 @@ MD_CHANGES_PER_WRITER = 8  # a PR description a person reads in a minute
 
 
 def _who(by: list[str]) -> str:
-    return ", ".join(by) or "?"
+    """Who made a change: ghost/model labels from the journal, whose model a client names
+    (--model, $VAULTMEM_MODEL, an MCP host's clientInfo): data, shown as such."""
+    return ", ".join(clean(b, inline=True) for b in by) or "?"
 
 
 def markdown(data: ReviewResult) -> str:

@@ -13,6 +13,7 @@ commits. Run with a ghost, it commits that ghost's own changes only.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -177,6 +178,15 @@ def _journaled(git: Git, entries: list[Entry], path: str) -> str:
     return (mine[-1].by or "person") if mine[-1].hash == digest_now else "hand"
 
 
+# Controls and bidi characters in a client's model name or reason: a trailer is one plain
+# line (a newline would add trailers of its own; ESC would steer `git log` in a terminal).
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(_CONTROLS.sub(" ", text).split())[:200]
+
+
 def _message(
     writer: str, message: str | None, kinds: Counter[str], models: Counter[str] | None, reasons: list[str] | None
 ) -> str:
@@ -188,10 +198,10 @@ def _message(
     trailers = []
     if writer not in PEOPLE:
         trailers.append(f"Vaultmem-Ghost: {writer}")
-    for model in sorted(models or {}):
+    for model in sorted({_one_line(m) for m in models or {}}):
         trailers.append(f"Vaultmem-Model: {model}")
     for reason in (reasons or [])[:3]:
-        trailers.append(f"Vaultmem-Reason: {' '.join(reason.split())[:200]}")
+        trailers.append(f"Vaultmem-Reason: {_one_line(reason)}")
     if trailers:
         lines += ["", *trailers]
     return "\n".join(lines)

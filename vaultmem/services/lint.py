@@ -26,6 +26,10 @@ from vaultmem.vault.secrets import file_text, find_secrets, scanner_version
 from vaultmem.vault.writer import edit_note_text
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1}
+UNNAMED_MESSAGE = (
+    "its name is not UTF-8 (each byte that is not shown as \ufffd): vaultmem skips it and Obsidian "
+    "cannot open it; rename it (e.g. `mv` with the name as `ls` prints it)"
+)
 
 
 def lint_vault(app: App, fix: bool = False) -> LintReport:
@@ -34,7 +38,8 @@ def lint_vault(app: App, fix: bool = False) -> LintReport:
     note it cannot see shows through (SPEC §3); `fix` writes only what it may write."""
     problems: list[Problem] = []
     notes: list[ParsedNote] = []
-    for entry in walk_notes(app.root):
+    unnamed: list[str] = []
+    for entry in walk_notes(app.root, unnamed=unnamed):
         if app.ghost is not None and not app.can_read(classify(entry.relpath)):
             continue
         parsed = store.read_entry(app.root, entry)
@@ -60,6 +65,11 @@ def lint_vault(app: App, fix: bool = False) -> LintReport:
             done = {f["path"] for f in dated}
             problems = [p for p in problems if not (p.code == "zoned_date" and p.path in done)]
             fixed += dated
+    problems.extend(
+        Problem(path, "error", "name_not_utf8", UNNAMED_MESSAGE)
+        for path in unnamed
+        if app.ghost is None or app.can_read(classify(path))
+    )
     problems.extend(_cross_checks(notes, {f["path"]: f["id"] for f in fixed if "id" in f}))
     problems.extend(_secrets(app, notes))
     problems.sort(key=lambda p: (p.path, _SEVERITY_ORDER.get(p.severity, 2), p.code))

@@ -18,10 +18,14 @@ git holds the index lock, daemon/loop.py) and `sync` returns once it has.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from pathlib import Path
 
+from vaultmem.config import STATE_DIR
 from vaultmem.errors import Conflict, InvalidInput
 from vaultmem.models import SyncResult
+from vaultmem.paths import TOKENS_NAME
 from vaultmem.services.app import App
 from vaultmem.services.commits import commit_pending, pending_changes, refuse_mid_merge
 from vaultmem.services.gitsetup import NOTES_ATTRIBUTE, driver_command
@@ -136,6 +140,7 @@ def _fetch(git: Git, upstream: str, app: App) -> None:
 def _merge(git: Git, upstream: str, app: App) -> None:
     if git.has_head() and git.is_ancestor(upstream, "HEAD"):
         return  # nothing new upstream
+    _refuse_unsafe(git, upstream)
     try:
         git.run("merge", "--no-edit", "--quiet", upstream, env={"GIT_MERGE_AUTOEDIT": "no"})
     except GitError as exc:
@@ -149,6 +154,50 @@ def _merge(git: Git, upstream: str, app: App) -> None:
                 paths=shown[:50],
             ) from None
         raise Conflict(f"merging {upstream} failed: {_said(exc, app)}") from None
+
+
+def _refuse_unsafe(git: Git, upstream: str) -> None:
+    """Nothing merged from an upstream that would run or load a teammate's code here:
+    - files under .vaultmem/ or the token file: a clone's indexes and tokens are its own,
+      never shared (.gitignore keeps them out of this clone's commits, not out of another's),
+      and the merge would write them into this checkout (git overwrites ignored files) for
+      the next search to load (Whoosh's segment lists are pickles);
+    - changes to the hooks git runs here (core.hooksPath in the work tree, as the README's
+      pre-commit hook asks): the merge itself would run a new post-merge hook.
+    A person reads them and merges by hand (`git merge`) if they trust them."""
+    state = git.run("ls-tree", "-r", "--name-only", upstream, "--", STATE_DIR, TOKENS_NAME).splitlines()
+    if state:
+        raise Conflict(
+            f"{upstream} tracks this clone's own state ({len(state)} file(s) under {STATE_DIR}/ or "
+            f"{TOKENS_NAME}): indexes and tokens are never shared, and a search here would load them; "
+            f"nothing merged. Untrack them upstream (git rm -r --cached {STATE_DIR} {TOKENS_NAME}), commit, push",
+            paths=state[:20],
+        )
+    hooks = _hooks_in_repository(git)
+    if hooks is not None:
+        changed = git.run("diff", "--name-only", f"HEAD...{upstream}", "--", hooks).splitlines()
+        if changed:
+            raise Conflict(
+                f"{upstream} changes the hooks git runs in this clone (core.hooksPath {hooks}): "
+                f"nothing merged. Read them (git diff HEAD...{upstream} -- {hooks}) and merge by hand "
+                "(git merge) if you trust them",
+                paths=changed[:20],
+            )
+
+
+def _hooks_in_repository(git: Git) -> str | None:
+    """The folder of git's hooks, relative to the vault (git's pathspecs are), when a commit
+    can change it (core.hooksPath inside the work tree); None for .git/hooks or one outside."""
+    try:
+        configured = git.run("config", "--get", "core.hooksPath").strip()
+    except GitError:
+        return None  # not set: .git/hooks, which no commit can reach
+    top = git.top.resolve()
+    folder = Path(configured).expanduser()
+    folder = (folder if folder.is_absolute() else top / folder).resolve()
+    if folder != top and top not in folder.parents:
+        return None
+    return Path(os.path.relpath(folder, git.root.resolve())).as_posix()
 
 
 def _moved_meanwhile(message: str) -> bool:

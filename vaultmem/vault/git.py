@@ -18,6 +18,7 @@ from pathlib import Path
 
 from vaultmem.errors import InvalidInput, VaultmemError
 from vaultmem.paths import GIT_INDEX_LOCK
+from vaultmem.vault.layout import utf8_name
 
 WORKTREE = None  # a side of a comparison that is the files as they are now
 STAGED = ":"  # a side that is git's index: what the next commit would hold
@@ -149,9 +150,9 @@ class Git:
         old = base or self.empty_tree()
         args = ["diff", "--no-ext-diff", "--no-textconv", "--name-status", "-z", "-M", old]
         if head == STAGED:
-            return _parse_name_status(self.run(*args, "--cached", "--", "."), self)
+            return _parse_name_status(self._names(*args, "--cached", "--", "."), self)
         if head is not None:
-            return _parse_name_status(self.run(*args, head, "--", "."), self)
+            return _parse_name_status(self._names(*args, head, "--", "."), self)
         # The working tree, untracked files included and renames detected among them (a note
         # moved by hand is a new untracked file and a missing tracked one): compared through
         # an index of our own, so the user's staged changes are neither used nor touched.
@@ -162,7 +163,12 @@ class Git:
             if base is not None:
                 self.run("read-tree", base, env=env)
             self.run("add", "-A", "--", ".", env=env)
-            return _parse_name_status(self.run(*args, "--cached", "--", ".", env=env), self)
+            return _parse_name_status(self._names(*args, "--cached", "--", ".", env=env), self)
+
+    def _names(self, *args: str, env: dict[str, str] | None = None) -> str:
+        """Git's list of file names with a name that is not UTF-8 kept as it is (lone
+        surrogates, which _parse_name_status leaves out), not turned into another name."""
+        return _run_bytes(self.root, list(args), None, env).decode("utf-8", "surrogateescape").rstrip("\n")
 
     def empty_tree(self) -> str:
         return self.run("hash-object", "-t", "tree", "/dev/null").strip()
@@ -237,6 +243,12 @@ def merge_text(ours: str, base: str, theirs: str, diff3: bool = False) -> tuple[
 
 
 def _parse_name_status(out: str, git: Git) -> list[FileChange]:
+    """The changes git lists, but those of a file whose name is not UTF-8: no note (lint
+    names it), and no other command could name it back to git."""
+    return [c for c in _name_status(out, git) if utf8_name(c.path) and (c.old_path is None or utf8_name(c.old_path))]
+
+
+def _name_status(out: str, git: Git) -> list[FileChange]:
     fields = out.split("\0")
     changes: list[FileChange] = []
     i = 0

@@ -101,7 +101,9 @@ def record(
 def parse_lines(text: str) -> Iterator[Entry]:
     """Entries of a journal file's text; a line that is not one (hand-edited, cut off by a
     crash) is skipped."""
-    for line in text.splitlines():
+    # Lines end at "\n" only: json.dumps leaves U+2028, U+0085 and the like unescaped in a
+    # reason or model, and splitlines() would cut an entry there (and lose its writer).
+    for line in text.split("\n"):
         try:
             data = json.loads(line)
             yield Entry(

@@ -73,7 +73,23 @@ def is_temp_name(name: str) -> bool:
 
 
 def is_note_name(name: str) -> bool:
-    return name.endswith(".md") and not is_temp_name(name)
+    return name.endswith(".md") and not is_temp_name(name) and utf8_name(name)
+
+
+def utf8_name(name: str) -> bool:
+    """Whether a file name is UTF-8, as every note's must be: Python hands the bytes of one
+    that is not (`Bad\\xff.md`, from another system or a teammate's commit) over as lone
+    surrogates, which no id, database row or JSON answer can hold."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def shown_name(name: str) -> str:
+    """A name that is not UTF-8 as it can be shown: each byte that is not as U+FFFD."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def is_ignored_dir(name: str) -> bool:
@@ -82,7 +98,7 @@ def is_ignored_dir(name: str) -> bool:
 
 def is_note_path(relpath: str) -> bool:
     parts = relpath.split("/")
-    return is_note_name(parts[-1]) and not any(is_ignored_dir(p) for p in parts[:-1])
+    return is_note_name(parts[-1]) and not any(is_ignored_dir(p) or not utf8_name(p) for p in parts[:-1])
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,11 +109,12 @@ class FileEntry:
     symlink: bool = False
 
 
-def walk_notes(root: Path, strays: list[str] | None = None) -> Iterator[FileEntry]:
+def walk_notes(root: Path, strays: list[str] | None = None, unnamed: list[str] | None = None) -> Iterator[FileEntry]:
     """Every candidate note file: a stat walk that never descends into ignored folders and
     never follows a symlinked folder. Symlinked files are yielded with `symlink=True`; the
     caller decides (they must resolve inside the vault). `strays`, when given, collects the
-    vault-relative paths of write temp files (WRITE_TEMP_RE) met on the way."""
+    vault-relative paths of write temp files (WRITE_TEMP_RE) met on the way; `unnamed` the
+    notes and folders whose names are not UTF-8 (utf8_name), as shown_name shows them."""
     stack = [("", str(root))]
     while stack:
         prefix, path = stack.pop()
@@ -108,6 +125,10 @@ def walk_notes(root: Path, strays: list[str] | None = None) -> Iterator[FileEntr
         with it:
             for entry in it:
                 name = entry.name
+                if not utf8_name(name):
+                    if unnamed is not None and (name.endswith(".md") or entry.is_dir(follow_symlinks=False)):
+                        unnamed.append(prefix + shown_name(name))
+                    continue
                 try:
                     if entry.is_dir(follow_symlinks=False):
                         if not is_ignored_dir(name):
