@@ -5,6 +5,7 @@ stops it before anything is pushed, and a ghost is told only of notes it may rea
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -233,3 +234,43 @@ def test_a_file_name_that_is_not_utf8_stops_nothing(clones: tuple[Path, Path]) -
     assert named == ["private/alice/Bad\ufffd.md", "shared/Bad\ufffd.md"]
     named = [p["path"] for p in b("lint", ghost="bob").data["problems"] if p["code"] == "name_not_utf8"]
     assert named == ["shared/Bad\ufffd.md"]  # not alice's
+
+
+def test_a_write_while_sync_merges_is_never_lost(clones: tuple[Path, Path], tmp_path: Path) -> None:  # noqa: F811
+    """git's merge checks a note, runs the driver, then writes its result: a write landing
+    in between was lost though it reported success. Here the driver is slowed down and a
+    write made while it runs: it waits for the merge (vault/writers.py), and then either
+    lands on the merged note or refuses (the note changed since it was read), never lost."""
+    import subprocess
+    import sys
+    import time
+
+    one, two = clones
+    a, b = Cli(one), Cli(two)
+    made = create(a, "Raced", "alice", body="First line.\n\nSecond line.")
+    a.ok("sync")
+    b.ok("sync")
+    a.ok("note", "update", made["id"], "--body", "First line, edited upstream.\n\nSecond line.", ghost="alice")
+    a.ok("sync")
+    b.ok("note", "update", made["id"], "--append", "Bob's earlier line.", ghost="bob")
+    b.ok("commit")  # both sides changed the note: a true merge, by the driver
+    mark = tmp_path / "merging"
+    driver = git(two, "config", "--get", "merge.vaultmem.driver").stdout.strip()
+    git(two, "config", "merge.vaultmem.driver", f"touch {mark} && sleep 8 && {driver}")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VAULTMEM_")}
+    env.update(VAULTMEM_NO_AUTOSTART="1", VAULTMEM_CACHE_DIR=os.environ["VAULTMEM_CACHE_DIR"])
+    syncing = subprocess.Popen([str(Path(sys.executable).parent / "vaultmem"), "sync", "--vault", str(two), "--json"],
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    until = time.monotonic() + 120
+    while not mark.exists() and syncing.poll() is None and time.monotonic() < until:
+        time.sleep(0.05)
+    assert mark.exists(), syncing.communicate()
+    written = b("note", "update", made["id"], "--append", "Words written while sync merged.", ghost="bob")
+    out, err = syncing.communicate(timeout=120)
+    assert syncing.returncode == 0, (out, err)
+    text = (two / made["path"]).read_text()
+    assert "edited upstream" in text  # the merge kept the teammate's edit
+    if written.exit_code == 0:
+        assert "Words written while sync merged." in text  # reported written: it is there
+    else:
+        assert written.exit_code == 4 and "changed on disk" in written.stdout, written.stdout

@@ -32,6 +32,7 @@ from vaultmem.services.gitsetup import NOTES_ATTRIBUTE, driver_command
 from vaultmem.services.review import readable
 from vaultmem.vault.git import Git, GitError
 from vaultmem.vault.layout import is_note_path
+from vaultmem.vault.writers import held
 
 PUSH_ATTEMPTS = 3  # merges and pushes when the remote keeps moving under us
 
@@ -142,7 +143,8 @@ def _merge(git: Git, upstream: str, app: App) -> None:
         return  # nothing new upstream
     _refuse_unsafe(git, upstream)
     try:
-        git.run("merge", "--no-edit", "--quiet", upstream, env={"GIT_MERGE_AUTOEDIT": "no"})
+        with held(app.root, exclusive=True):  # no note written while git merges (vault/writers.py)
+            git.run("merge", "--no-edit", "--quiet", upstream, env={"GIT_MERGE_AUTOEDIT": "no"})
     except GitError as exc:
         unmerged = sorted({line.split("\t", 1)[-1] for line in git.run("ls-files", "-u", "--", ".").splitlines()})
         if unmerged:

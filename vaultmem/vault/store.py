@@ -22,12 +22,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from vaultmem import clock
 from vaultmem.errors import Conflict, InvalidInput, NotFound
 from vaultmem.models import Problem
 from vaultmem.paths import TRASH_RELPATH
+from vaultmem.vault.exchange import exchange
 from vaultmem.vault.layout import (
     MAX_NOTE_BYTES,
     WRITE_TEMP_RE,
@@ -37,6 +37,7 @@ from vaultmem.vault.layout import (
     write_temp_name,
 )
 from vaultmem.vault.note import ParsedNote, Unreadable, parse_note
+from vaultmem.vault.writers import writing
 
 MAX_NAME_BYTES = 100
 
@@ -306,6 +307,7 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
+@writing
 def create_file(root: Path, relpath: str, data: bytes) -> None:
     """Atomically create a new file; FileExistsError if the path is taken (never overwrites)."""
     check_size(relpath, data)
@@ -322,6 +324,7 @@ def create_file(root: Path, relpath: str, data: bytes) -> None:
     _fsync_dir(path.parent)
 
 
+@writing
 def replace_file(root: Path, relpath: str, data: bytes, expected: FileStamp) -> None:
     """Atomically replace a file that must still be exactly what we read."""
     check_size(relpath, data)
@@ -346,35 +349,6 @@ def replace_file(root: Path, relpath: str, data: bytes, expected: FileStamp) -> 
     _fsync_dir(target.parent)
 
 
-def _renameat2() -> Any:
-    """glibc's renameat2, for RENAME_EXCHANGE (Linux 3.15+); None where there is none."""
-    global _RENAMEAT2
-    if _RENAMEAT2 is False:
-        try:
-            import ctypes
-            import ctypes.util
-
-            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-            fn = libc.renameat2
-            fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-            _RENAMEAT2 = fn
-        except (OSError, AttributeError):
-            _RENAMEAT2 = None
-    return _RENAMEAT2
-
-
-_RENAMEAT2: Any = False
-_AT_FDCWD = -100
-_RENAME_EXCHANGE = 2
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    fn = _renameat2()
-    if fn is None:
-        return False
-    return fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0
-
-
 def _swap_if_unchanged(tmp: Path, target: Path, expected_sha: str) -> bool:
     """Put `tmp` in place of `target` only if what it displaces is still `expected_sha`.
 
@@ -383,14 +357,14 @@ def _swap_if_unchanged(tmp: Path, target: Path, expected_sha: str) -> bool:
     is put back, never overwritten. Without renameat2 (not Linux), a plain replace, whose
     window is the few microseconds since the check."""
     ours = os.stat(tmp).st_ino
-    if not _exchange(tmp, target):
+    if not exchange(tmp, target):
         os.replace(tmp, target)
         return True
     displaced = current_stamp(tmp)
     if displaced is not None and displaced.sha256 == expected_sha:
         return True
     # Someone saved in between: give their file its name back.
-    if os.stat(target).st_ino == ours and _exchange(tmp, target):
+    if os.stat(target).st_ino == ours and exchange(tmp, target):
         if os.stat(tmp).st_ino != ours:
             os.replace(tmp, target)  # they saved yet again meanwhile: that newest save wins
         return False
@@ -451,6 +425,7 @@ def create_unique(root: Path, folder: str, stem: str, data: bytes) -> str:
     raise Conflict(f"no free file name for {stem!r} in {folder}")
 
 
+@writing
 def move_file(root: Path, relpath: str, new_relpath: str) -> None:
     """Move a note to a new vault path; never overwrites (Conflict if the name is taken)."""
     source = resolve_inside(root, relpath)
@@ -475,6 +450,7 @@ def move_file(root: Path, relpath: str, new_relpath: str) -> None:
     _fsync_dir(dest.parent)
 
 
+@writing
 def trash_file(root: Path, relpath: str, expected: FileStamp | None = None) -> str:
     """Move a note into .trash/<UTC time>/<path>; returns the vault-relative target.
 

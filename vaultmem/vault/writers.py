@@ -1,0 +1,69 @@
+"""Note writes wait while `sync` has git merge (services/sync.py).
+
+git's merge checks that a note is unchanged, runs the merge driver (a fresh Python process,
+a few tenths of a second) and only then writes its result over the file: a write of ours
+that lands in between is lost without a word, though it reported success (a review raced
+an agent's appends against syncs: 13 of 117 lost). So every note write (store.py) holds a
+shared lock on a file in the vault's state folder, many writers at once, and sync holds it
+alone while git merges. A write waits at most WAIT_S for a merge to end, then refuses
+(Conflict): nothing is written. A plain `git pull` by hand takes no such lock.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import functools
+import os
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+from vaultmem.config import STATE_DIR
+from vaultmem.errors import Conflict
+
+LOCK_NAME = "writers.lock"
+WAIT_S = 60.0  # a merge of many notes runs a driver process for each
+_POLL_S = 0.05
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@contextmanager
+def held(root: Path, exclusive: bool = False, wait_s: float = WAIT_S) -> Iterator[None]:
+    """The writers' lock of the vault at `root`: shared for a write, `exclusive` for a
+    merge. Where the state folder cannot be made (a read-only vault) there is nothing to
+    exclude, and nothing is locked."""
+    try:
+        (root / STATE_DIR).mkdir(exist_ok=True)
+        fd = os.open(root / STATE_DIR / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError:
+        yield
+        return
+    try:
+        mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                fcntl.flock(fd, mode | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    what = "other writes are still going on" if exclusive else "a sync is merging"
+                    raise Conflict(f"{what} after {wait_s:.0f} s; nothing done: try again") from None
+                time.sleep(_POLL_S)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def writing(fn: F) -> F:
+    """A store function whose first argument is the vault's root, run holding the lock shared."""
+
+    @functools.wraps(fn)
+    def wrapper(root: Path, *args: Any, **kwargs: Any) -> Any:
+        with held(root):
+            return fn(root, *args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
