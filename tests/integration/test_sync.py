@@ -274,3 +274,18 @@ def test_a_write_while_sync_merges_is_never_lost(clones: tuple[Path, Path], tmp_
         assert "Words written while sync merged." in text  # reported written: it is there
     else:
         assert written.exit_code == 4 and "changed on disk" in written.stdout, written.stdout
+
+
+def test_a_ghost_is_not_told_of_commits_that_touched_only_notes_hidden_from_it(clones: tuple[Path, Path]) -> None:  # noqa: F811
+    one, two = clones
+    a, b = Cli(one), Cli(two)
+    a.ok("sync")
+    b.ok("sync")
+    create(a, "Alice's own plan", "alice", scope="private")
+    a.ok("sync", ghost="alice")
+    only_hers = b.ok("sync", ghost="bob")
+    assert only_hers["pulled"]["commits"] == 0 and only_hers["pulled"]["notes"] == 0
+    create(a, "A shared fact", "alice")
+    a.ok("sync", ghost="alice")
+    shared = b.ok("sync", ghost="bob")
+    assert shared["pulled"]["commits"] == 1 and shared["pulled"]["notes"] == 1

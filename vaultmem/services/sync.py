@@ -79,7 +79,7 @@ def sync(
     pulled = {
         "from": before,
         "to": after,
-        "commits": int(git.run("rev-list", "--count", f"{before}..{after}")) if before and after else 0,
+        "commits": _pulled_commits(app, git, before, after),
         "notes": len(notes),
     }
     indexed = "unchanged" if not notes else indexed_by_watcher(notes) if indexed_by_watcher else "no_watcher"
@@ -215,6 +215,24 @@ def _said(exc: GitError, app: App) -> str:
 def _shown(app: App, path: str) -> bool:
     """Whether the caller may be told of the note at a vault path (review's rule)."""
     return app.ghost is None or readable(app, path)
+
+
+def _pulled_commits(app: App, git: Git, before: str | None, after: str | None) -> int:
+    """How many commits the pull brought; to a ghost, those that changed a note it may be
+    told of: one that touched only another ghost's private notes is not counted (SPEC §3)."""
+    if before is None or after is None or before == after:
+        return 0
+    if app.ghost is None:
+        return int(git.run("rev-list", "--count", f"{before}..{after}"))
+    out = git.run("log", "--format=%x00%H", "--name-only", "--no-renames", f"{before}..{after}", "--", ".")
+    commits = [block.splitlines()[1:] for block in out.split("\0")[1:]]
+    return sum(1 for files in commits if any(_told(app, git, f) for f in files if f))
+
+
+def _told(app: App, git: Git, repo_path: str) -> bool:
+    """A note the caller may be told of (the journal, beside every write, is nobody's news)."""
+    path = git.vault_path(repo_path)
+    return path is not None and is_note_path(path) and _shown(app, path)
 
 
 def _changed_notes(app: App, git: Git, before: str | None, after: str | None) -> list[str]:
