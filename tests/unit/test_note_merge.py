@@ -45,10 +45,17 @@ C2 = {"at": "2026-01-02T10:00:00Z", "by": "bob", "model": None, "text": "two"}
         ({"trust_score": 0.5}, {"trust_score": 0.9}, {"trust_score": 0.1}, {"trust_score": 0.9},
          [("trust_score", 0.9, 0.1)]),
         ({"status": "x"}, {}, {"status": "x"}, {}, []),  # removed on our side, untouched on theirs
+        # what the base held and one side took out stays out, whatever the other side added
+        ({"tags": ["a", "b"]}, {"tags": ["b"]}, {"tags": ["a", "b", "c"]}, {"tags": ["b", "c"]}, []),
+        ({"tags": ["a", "b"]}, {"tags": ["a", "b", "d"]}, {"tags": ["b"]}, {"tags": ["b", "d"]}, []),
+        ({"aliases": ["X"]}, {"aliases": []}, {"aliases": ["X"]}, {"aliases": []}, []),
+        ({"comments": [C1, C2]}, {"comments": [C2]}, {"comments": [C1, C2]}, {"comments": [C2]}, []),
+        ({"comments": [C1]}, {"comments": [C1]}, {"comments": [C2]}, {"comments": [C2]}, []),
     ],
     ids=["version", "updated", "tags", "aliases", "comments", "validation", "updated-offset", "updated-zone",
          "validation-zone", "theirs-changed", "ours-changed",
-         "same-change", "clash", "removed"],
+         "same-change", "clash", "removed", "tag-removed-ours", "tag-removed-theirs", "alias-removed",
+         "comment-removed-ours", "comment-replaced-theirs"],
 )  # fmt: skip
 def test_front_matter_rules(
     base: dict[str, Any], ours: dict[str, Any], theirs: dict[str, Any], merged: dict[str, Any], clashes: list[Any]

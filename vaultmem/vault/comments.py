@@ -104,23 +104,31 @@ def as_property(comments: Iterable[Comment]) -> list[str]:
     return [c.item() for c in comments]
 
 
-def union(a: Any, z: Any) -> Any:
+def union(a: Any, z: Any, was: Any = None) -> Any:
     """Both sides' comments, each once (by `Comment.key`), in time order (free-text items
-    after the timed ones, in the order met). Written in this module's form unless both sides
-    still hold only the old nested form (the merge then leaves that form as it was)."""
+    after the timed ones, in the order met), but those the base `was` held and one side took
+    out. Written in this module's form unless both sides still hold only the old nested
+    form (the merge then leaves that form as it was)."""
+    keys = [_keys(v) for v in (a, z, was)]
+    gone = {k for k in keys[2] if k not in keys[0] or k not in keys[1]}
     seen: dict[tuple[object, str | None, str], tuple[Comment, Any]] = {}
     for value in (a, z):
         if value is None:
             continue
         for item in value if isinstance(value, list) else [value]:
             comment = parse_item(item)
-            if comment is not None:
+            if comment is not None and comment.key() not in gone:
                 seen.setdefault(comment.key(), (comment, item))
     if not seen:
         return a if a is not None else z
     ordered = sorted(seen.values(), key=lambda pair: _order(pair[0]))
     old_form = all(isinstance(item, dict) for _, item in ordered)
     return [item for _, item in ordered] if old_form else [c.item() for c, _ in ordered]
+
+
+def _keys(value: Any) -> set[tuple[object, str | None, str]]:
+    items = value if isinstance(value, list) else [value] if value is not None else []
+    return {c.key() for c in map(parse_item, items) if c is not None}
 
 
 def _order(comment: Comment) -> tuple[int, str]:

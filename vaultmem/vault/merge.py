@@ -7,7 +7,8 @@ front matter breaks the note for every reader. So the front matter is merged key
 - `version`: the larger of the two, plus one (both sides' writes count);
 - `updated`: the later; `hash`: of the merged body;
 - `tags`, `aliases`: the union, in order; `comments`: the union by (at, by, text), by time,
-  whatever form each side holds them in (vault/comments.py);
+  whatever form each side holds them in (vault/comments.py); in both, what the base held
+  and one side took out stays out;
 - the validation (`last_validated_at`, `last_validated_by`): the later one, whole;
 - any other key: three-way — the side that changed it wins, both changed alike is no
   conflict, both changed it differently is a conflict.
@@ -139,9 +140,9 @@ def merge_front_matter(
         elif key == "updated":
             out[key] = later(a, z)  # as times: `…Z` and Obsidian's form name the same moments
         elif key in UNION_LISTS:
-            out[key] = _union(a, z)
+            out[key] = _union(a, z, was)
         elif key == "comments":
-            out[key] = union_comments(a, z)
+            out[key] = union_comments(a, z, was)
         elif key in VALIDATION:
             continue  # below, as one
         elif key == "hash":
@@ -161,13 +162,20 @@ def merge_front_matter(
     return out, clashes
 
 
-def _union(a: Any, z: Any) -> Any:
-    items = [*(a if isinstance(a, list) else [a] if a else []), *(z if isinstance(z, list) else [z] if z else [])]
+def _union(a: Any, z: Any, was: Any = None) -> Any:
+    """Both sides' items, each once, in order; but an item the base held that one side took
+    out stays out (a tag removed here while the note was edited there does not come back)."""
+    ours, theirs, before = _items(a), _items(z), _items(was)
+    gone = [item for item in before if item not in ours or item not in theirs]
     seen: list[Any] = []
-    for item in items:
-        if item not in seen:
+    for item in [*ours, *theirs]:
+        if item not in seen and item not in gone:
             seen.append(item)
     return seen if seen or isinstance(a, list) else a
+
+
+def _items(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value] if value else []
 
 
 def _marked(key: str, ours: Any, theirs: Any) -> str:
