@@ -245,3 +245,15 @@ def test_notices_and_errors_stay_one_line(capsys: pytest.CaptureFixture[str]) ->
         "moved shared/A\\nwarning: FORGED.md",
         "vaultmem: error: no note shared/B\\nvaultmem: error: FORGED.md",
     ]
+
+
+def test_the_watchers_log_shows_note_text_as_data() -> None:
+    """`watch` in the foreground and `tail -f watcher.log` show file names and config keys."""
+    import logging
+
+    from vaultmem.daemon.runner import _Shown
+
+    record = logging.LogRecord("vaultmem.daemon", logging.WARNING, __file__, 1,
+                               "vaultmem.toml: unknown key watch.k\x1b]8;;http://evil/\x07\x1b[2J", None, None)  # fmt: skip
+    shown = _Shown("vaultmem watch: %(message)s").format(record)
+    assert shown == "vaultmem watch: vaultmem.toml: unknown key watch.k\\x1b]8;;http://evil/\\x07\\x1b[2J"

@@ -294,13 +294,23 @@ class Watcher(Requests, WorkerLoop, WarmUp):
         self._observer = observer
 
 
+class _Shown(logging.Formatter):
+    """Log lines with note text in them (paths, keys of vaultmem.toml) as data: the log is
+    read in a terminal (`watch` in the foreground, `tail -f watcher.log`)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from vaultmem.shown import clean
+
+        return clean(super().format(record))
+
+
 def configure_logging(vault: Path, to_stderr: bool) -> None:
     """The watcher's log: .vaultmem/watcher.log, and stderr when it runs in the foreground."""
     import sys
 
     files = StatePaths(vault)
     files.make()
-    formatter = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    formatter = _Shown("%(asctime)s %(levelname)s %(name)s: %(message)s")
     handler = logging.FileHandler(files.watcher_log, encoding="utf-8")
     handler.setFormatter(formatter)
     root = logging.getLogger()
@@ -309,5 +319,5 @@ def configure_logging(vault: Path, to_stderr: bool) -> None:
     log.setLevel(logging.INFO)
     if to_stderr:
         console = logging.StreamHandler(sys.stderr)
-        console.setFormatter(logging.Formatter("vaultmem watch: %(message)s"))
+        console.setFormatter(_Shown("vaultmem watch: %(message)s"))
         log.addHandler(console)
