@@ -60,7 +60,7 @@ from tools.evalkit.report import (
     Report,
     per_question,
     render_section,
-    score_task,
+    scores_of,
     views,
 )
 from tools.evalkit.tasks import (
@@ -93,9 +93,10 @@ def _measure(report: Report, system: str, task: Task, rank: Callable[[], list[li
         log(f"{system} on {task.name}: n/a ({report.errors[system, task.name]})")
         return
     report.seconds[system, task.name] = time.perf_counter() - start
-    report.scores[system, task.name] = score_task(task, rankings)
     report.per_query[system, task.name] = per_question(task, rankings)
-    report.views.setdefault(task.name, views(task))
+    report.scores[system, task.name] = scores_of(task, report.per_query[system, task.name])
+    if task.name not in report.views:
+        report.views[task.name] = views(task)
     shown = ", ".join(f"{k} {v:.3f}" for k, v in report.scores[system, task.name].items() if ":" not in k)
     log(f"{system} on {task.name}: {shown} ({report.seconds[system, task.name]:.1f} s)")
 

@@ -41,7 +41,11 @@ def views(task: Task) -> dict[str, list[str]]:
 def score_task(task: Task, rankings: Sequence[Sequence[str]]) -> dict[str, float]:
     """`metric/split` -> mean over the split's queries, for the task's metrics and every
     split; and `metric/subset:split` for each of the task's named subsets."""
-    metrics = per_question(task, rankings)
+    return scores_of(task, per_question(task, rankings))
+
+
+def scores_of(task: Task, metrics: dict[str, dict[str, float]]) -> dict[str, float]:
+    """score_task from the per-question metrics (per_question)."""
     return {
         f"{metric}/{where}": mean([metrics[q][metric] for q in members])
         for where, members in views(task).items()

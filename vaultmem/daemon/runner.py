@@ -59,6 +59,7 @@ from vaultmem.index.lock import IndexLock
 from vaultmem.paths import StatePaths
 from vaultmem.services.app import App
 from vaultmem.services.freshness import KeptByWatcher
+from vaultmem.shown import clean
 from vaultmem.vault.git import index_lock_path
 
 __all__ = ["AnotherWatcher", "Settings", "Watcher", "WatcherStopping", "configure_logging"]
@@ -299,8 +300,6 @@ class _Shown(logging.Formatter):
     read in a terminal (`watch` in the foreground, `tail -f watcher.log`)."""
 
     def format(self, record: logging.LogRecord) -> str:
-        from vaultmem.shown import clean
-
         return clean(super().format(record))
 
 

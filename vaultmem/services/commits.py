@@ -13,7 +13,6 @@ commits. Run with a ghost, it commits that ghost's own changes only.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ from vaultmem.errors import Conflict
 from vaultmem.models import CommitMade, CommitResult
 from vaultmem.services.app import App
 from vaultmem.services.review import GHOST_EMAIL, Range, digest, is_note_path, journal_added
+from vaultmem.shown import UNSAFE
 from vaultmem.vault.changes import TRASH
 from vaultmem.vault.git import WORKTREE, Git, GitError
 from vaultmem.vault.journal import JOURNAL_DIR, PERSON, Entry
@@ -178,13 +178,11 @@ def _journaled(git: Git, entries: list[Entry], path: str) -> str:
     return (mine[-1].by or "person") if mine[-1].hash == digest_now else "hand"
 
 
-# Controls and bidi characters in a client's model name or reason: a trailer is one plain
-# line (a newline would add trailers of its own; ESC would steer `git log` in a terminal).
-_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-
-
 def _one_line(text: str) -> str:
-    return " ".join(_CONTROLS.sub(" ", text).split())[:200]
+    """A client's model name or reason as a trailer: one plain line (a newline would add
+    trailers of its own; ESC would steer `git log` in a terminal), what `clean` would show
+    escaped (vaultmem/shown.py) made a space."""
+    return " ".join(UNSAFE.sub(" ", text).split())[:200]
 
 
 def _message(
