@@ -112,6 +112,10 @@ class WorkerLoop(WatcherBase):
             result = commit_pending(self.app)
         except VaultmemError as exc:
             self._error(f"autocommit failed: {exc.message}")
+            # Tried again once the vault has been quiet as long again: most failures pass (a
+            # person's `git status` or an editor's git plugin holding the index lock), and the
+            # changes would otherwise wait for the next change to be committed.
+            self.last_change = time.monotonic()
             return
         made = result.commits
         if result.held:
