@@ -9,6 +9,7 @@ installs libfuse when it is missing). Its derived state is kept on the local dis
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -114,3 +115,31 @@ def test_a_path_in_another_spelling_finds_no_hidden_note(folded: Path) -> None:
     for ref in (made["path"].upper(), "Private/alice/" + made["path"].rsplit("/", 1)[1], made["path"]):
         res = cli("get", ref, ghost="bob")
         assert res.exit_code == 3, (ref, res.stdout)
+
+
+def test_a_scope_folder_a_person_made_in_another_case_stays_private(folded: Path) -> None:
+    """A person made `Private/` in Finder before any ghost wrote: the ghost's private notes
+    land in it (the disk folds `private/` onto it) and the walk reports `Private/alice/...`.
+    They are alice's, never shared; and a project closed in vaultmem.toml stays closed in
+    the folder a person spelled `Project/Closed/`."""
+    (folded / "vaultmem.toml").write_text(
+        '[vault]\nghosts = ["alice", "bob"]\n\n[embedding]\nbackend = "none"\n\n'
+        '[projects.closed]\nmembers = ["alice"]\n'
+    )
+    (folded / "Private").mkdir()
+    (folded / "Project" / "Closed").mkdir(parents=True)
+    (folded / "Project" / "Closed" / "Plan.md").write_text("# Plan\n\nThe quetzal budget is 90k.\n")
+    cli = Cli(folded)
+    made = cli.ok("note", "create", "--title", "Secret", "--type", "fact", "--scope", "private",
+                  "--body", "The zanzibar vault code is 4471.", ghost="alice")  # fmt: skip
+    assert sorted(p.name for p in folded.iterdir() if p.name.lower() == "private") == ["Private"]
+    cli.ok("index")
+    for query in ("zanzibar vault code", "quetzal budget"):
+        bob = cli("search", query, "--mode", "bm25", ghost="bob")
+        assert bob.exit_code == 0 and bob.data["results"] == [], bob.stdout
+    listed = cli.ok("list", ghost="bob")
+    assert "zanzibar" not in json.dumps(listed).lower() and "Secret" not in json.dumps(listed)
+    assert cli("get", made["id"], ghost="bob").exit_code == 3
+    hers = cli.ok("search", "zanzibar vault code", "--mode", "bm25", ghost="alice")["results"]
+    assert [r["summary"]["id"] for r in hers] == [made["id"]]
+    assert len(cli.ok("search", "quetzal budget", "--mode", "bm25", ghost="alice")["results"]) == 1

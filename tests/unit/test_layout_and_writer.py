@@ -33,6 +33,18 @@ from vaultmem.vault.writer import append_text, normalize_body, replace_section
         ("private/loose.md", Location("private", placed=False)),
         ("project/loose.md", Location("project", placed=False)),
         ("inbox/loose.md", Location("inbox", placed=False)),
+        # A case-insensitive disk's `Private/` is `private/` (macOS, Windows): matched so
+        ("Private/alice/a.md", Location("private", owner="alice")),
+        ("PRIVATE/Alice/a.md", Location("private", owner="alice")),
+        ("Diary/BOB/2026-01-01.md", Location("diary", owner="bob")),
+        ("Inbox/Shared/c.md", Location("inbox")),
+        ("INBOX/alice/c.md", Location("inbox", owner="alice")),
+        ("Project/Atlas/a.md", Location("project", project="Atlas")),
+        ("Shared/a.md", Location("shared")),
+        ("Private/loose.md", Location("private", placed=False)),
+        # ASCII only: KELVIN SIGN folds to "k" in Unicode, and no ghost's name holds it
+        ("private/\u212alara/a.md", Location("private", owner="\u212alara")),
+        ("pr\u0131vate/alice/a.md", Location("shared")),
     ],
 )
 def test_classify(relpath: str, location: Location) -> None:
@@ -56,10 +68,32 @@ CONFIG = VaultConfig(ghosts=("alice", "bob"), projects={"open": None, "closed": 
         ("project/unlisted/a.md", {"alice", "bob"}),
         ("project/closed/a.md", {"alice"}),
         ("private/loose.md", set()),
+        ("Private/alice/a.md", {"alice"}),
+        ("PRIVATE/BOB/a.md", {"bob"}),
+        ("project/Closed/a.md", {"alice"}),
+        ("Project/CLOSED/a.md", {"alice"}),
     ],
 )
 def test_access_rules(relpath: str, readers: set[str | None]) -> None:
     assert {g for g in (None, "alice", "bob") if can_read(classify(relpath), g, CONFIG)} == readers
+
+
+@pytest.mark.parametrize(
+    ("projects", "readers"),
+    [
+        ({"Atlas": ("alice",)}, {"alice"}),
+        ({"atlas": None, "ATLAS": ("bob",)}, {"bob"}),  # one closed entry closes the folder
+        ({"atlas": ("alice", "bob"), "Atlas": ("bob",)}, {"bob"}),  # only whom both list
+        ({"atlas": None}, {"alice", "bob"}),
+        ({"other": ("alice",)}, {"alice", "bob"}),
+    ],
+)
+def test_project_entries_are_matched_without_case(
+    projects: dict[str, tuple[str, ...] | None], readers: set[str]
+) -> None:
+    config = VaultConfig(ghosts=("alice", "bob"), projects=projects)
+    for folder in ("project/atlas/a.md", "project/Atlas/a.md", "PROJECT/ATLAS/a.md"):
+        assert {g for g in ("alice", "bob") if can_read(classify(folder), g, config)} == readers, folder
 
 
 @pytest.mark.parametrize(

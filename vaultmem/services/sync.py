@@ -19,6 +19,7 @@ git holds the index lock, daemon/loop.py) and `sync` returns once it has.
 from __future__ import annotations
 
 import os
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
@@ -166,8 +167,13 @@ def _refuse_unsafe(git: Git, upstream: str) -> None:
       the next search to load (Whoosh's segment lists are pickles);
     - changes to the hooks git runs here (core.hooksPath in the work tree, as the README's
       pre-commit hook asks): the merge itself would run a new post-merge hook.
-    A person reads them and merges by hand (`git merge`) if they trust them."""
-    state = git.run("ls-tree", "-r", "--name-only", upstream, "--", STATE_DIR, TOKENS_NAME).splitlines()
+    Names are compared as a case-insensitive disk compares them (_folded): on macOS a
+    commit's `.VaultMem/whoosh/...` or `Hooks/post-merge` is written into `.vaultmem/` or
+    `hooks/`. A person reads them and merges by hand (`git merge`) if they trust them."""
+    own = {_folded(STATE_DIR), _folded(TOKENS_NAME)}
+    state = [
+        p for p in _listed(git, "ls-tree", "-r", "--name-only", upstream, "--", ".") if _folded(p.split("/")[0]) in own
+    ]
     if state:
         raise Conflict(
             f"{upstream} tracks this clone's own state ({len(state)} file(s) under {STATE_DIR}/ or "
@@ -177,19 +183,38 @@ def _refuse_unsafe(git: Git, upstream: str) -> None:
         )
     hooks = _hooks_in_repository(git)
     if hooks is not None:
-        changed = git.run("diff", "--name-only", f"HEAD...{upstream}", "--", hooks).splitlines()
+        folder = _folded(hooks.rstrip("/") + "/")
+        changed = [
+            p for p in _listed(git, "diff", "--name-only", f"HEAD...{upstream}") if _folded(p).startswith(folder)
+        ]
         if changed:
             raise Conflict(
                 f"{upstream} changes the hooks git runs in this clone (core.hooksPath {hooks}): "
-                f"nothing merged. Read them (git diff HEAD...{upstream} -- {hooks}) and merge by hand "
+                f"nothing merged. Read them (git diff HEAD...{upstream} -- :/{hooks}) and merge by hand "
                 "(git merge) if you trust them",
                 paths=changed[:20],
             )
 
 
+def _listed(git: Git, *args: str) -> list[str]:
+    """A git list of file names, NUL-separated so that no name comes back quoted."""
+    out = git.run_bytes(*args[:1], "-z", *args[1:]).decode("utf-8", "surrogateescape")
+    return [name for name in out.split("\0") if name]
+
+
+def _folded(name: str) -> str:
+    """A name as a case-insensitive disk would match it, and then some: case folded
+    (APFS, NTFS), compatibility forms joined (APFS ignores normalization) and format
+    characters dropped (HFS+ ignored zero-width marks). Folding more than any disk costs a
+    merge by hand; folding less would let a teammate's pickle or hook in."""
+    text = unicodedata.normalize("NFKC", name).casefold()
+    return unicodedata.normalize("NFKC", "".join(c for c in text if unicodedata.category(c) != "Cf"))
+
+
 def _hooks_in_repository(git: Git) -> str | None:
-    """The folder of git's hooks, relative to the vault (git's pathspecs are), when a commit
-    can change it (core.hooksPath inside the work tree); None for .git/hooks or one outside."""
+    """The folder of git's hooks, relative to the repository's top (`git diff` names are),
+    when a commit can change it (core.hooksPath inside the work tree); None for .git/hooks
+    or one outside."""
     try:
         configured = git.run("config", "--get", "core.hooksPath").strip()
     except GitError:
@@ -199,7 +224,7 @@ def _hooks_in_repository(git: Git) -> str | None:
     folder = (folder if folder.is_absolute() else top / folder).resolve()
     if folder != top and top not in folder.parents:
         return None
-    return Path(os.path.relpath(folder, git.root.resolve())).as_posix()
+    return Path(os.path.relpath(folder, top)).as_posix()
 
 
 def _moved_meanwhile(message: str) -> bool:

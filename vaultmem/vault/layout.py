@@ -32,10 +32,21 @@ class Location:
     placed: bool = True
 
 
+# ASCII letters only: ghost names and scope folders are ASCII (config.GHOST_RE), and a
+# Unicode fold would hand `private/\u212alara/` (KELVIN SIGN) to the ghost `klara`.
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
 def classify(relpath: str) -> Location:
-    """Scope, owner and project of a vault-relative POSIX path."""
+    """Scope, owner and project of a vault-relative POSIX path.
+
+    Scope folders and ghost names are matched without regard to ASCII case. On macOS and
+    Windows `Private/` *is* `private/`: the folder a person made in Finder is where the
+    ghost's writes land, so `Private/alice/x.md` must be alice's, not a shared note; on a
+    case-sensitive disk the same reading keeps a person's `Private/Alice/` private rather
+    than open to every ghost."""
     parts = relpath.split("/")
-    top = parts[0]
+    top = parts[0].translate(_ASCII_LOWER)
     if len(parts) == 1 or top not in SCOPES:
         return Location("shared")
     if top == "shared":
@@ -46,9 +57,10 @@ def classify(relpath: str) -> Location:
     name = parts[1]
     if top == "project":
         return Location("project", project=name)
-    if top == "inbox" and name == "shared":
+    owner = name.translate(_ASCII_LOWER)
+    if top == "inbox" and owner == "shared":
         return Location("inbox")
-    return Location(top, owner=name)
+    return Location(top, owner=owner)
 
 
 # The temp file of an atomic write (vault/store.py), beside the note it replaces:
@@ -215,13 +227,23 @@ def can_read(location: Location, ghost: str | None, config: VaultConfig) -> bool
     if location.scope == "project":
         if ghost is None:
             return False
-        members = config.projects.get(location.project or "")
+        members = project_members(config, location.project or "")
         return members is None or ghost in members
     return ghost is not None and location.owner == ghost
 
 
 def can_write(location: Location, ghost: str | None, config: VaultConfig) -> bool:
     return can_read(location, ghost, config)
+
+
+def project_members(config: VaultConfig, project: str) -> tuple[str, ...] | None:
+    """The ghosts a project's folder is open to; None for every ghost. Its name is matched
+    without regard to ASCII case, as classify matches scope folders: on macOS
+    `project/Closed/` is the folder `[projects.closed]` closes. Where two entries fold to
+    one name, only the ghosts both list may read."""
+    key = project.translate(_ASCII_LOWER)
+    closed = [set(m) for name, m in config.projects.items() if name.translate(_ASCII_LOWER) == key and m is not None]
+    return None if not closed else tuple(sorted(set.intersection(*closed)))
 
 
 EVERYONE = "everyone"  # readers of a note every caller sees, a person at the terminal included
@@ -237,7 +259,7 @@ def readers(location: Location, config: VaultConfig) -> str | frozenset[str]:
     if token == "public":
         return EVERYONE
     if location.scope == "project":
-        members = config.projects.get(location.project or "")
+        members = project_members(config, location.project or "")
         return GHOSTS if members is None else frozenset(members)
     return frozenset([location.owner or ""])
 

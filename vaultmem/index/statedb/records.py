@@ -13,7 +13,7 @@ from typing import Any
 
 from vaultmem.errors import DiskFull, NotWritable, VaultmemError, environment_error
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"  # 4: scope folders and owners matched without ASCII case (layout.classify)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -1,0 +1,84 @@
+"""`sync` merges nothing that a case-insensitive disk would write into this clone's own
+state or hooks (services/sync.py `_refuse_unsafe`): on macOS and Windows a teammate's
+`.VaultMem/whoosh/_MAIN_1.toc` lands in `.vaultmem/`, where the next search unpickles it,
+and `Hooks/post-merge` in the hooks folder the merge runs. Real git, one commit each."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from vaultmem.errors import Conflict
+from vaultmem.services.sync import _folded, _refuse_unsafe
+from vaultmem.vault.git import Git
+
+
+def _git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    _git(tmp_path, "init", "-q", "-b", "main")
+    for key, value in (("user.name", "t"), ("user.email", "t@example.com"), ("core.hooksPath", "hooks")):
+        _git(tmp_path, "config", key, value)
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "a.md").write_text("# A\n")
+    _git(tmp_path, "add", "-A")
+    _git(tmp_path, "commit", "-qm", "base")
+    return tmp_path
+
+
+def _upstream_with(repo: Path, name: str) -> str:
+    _git(repo, "checkout", "-q", "-b", "up")
+    path = repo / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"from a teammate")
+    _git(repo, "add", "-f", "--", name)
+    _git(repo, "commit", "-qm", "teammate")
+    _git(repo, "checkout", "-q", "main")
+    return "up"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        ".vaultmem/whoosh/_MAIN_1.toc",
+        ".VAULTMEM/whoosh/_MAIN_1.toc",
+        ".VaultMem/state.db",
+        ".vault\u200bmem/state.db",  # HFS+ ignored zero-width marks
+        ".\uff56aultmem/state.db",  # FULLWIDTH v
+        ".vaultmem-tokens.json",
+        ".VAULTMEM-TOKENS.JSON",
+        "hooks/post-merge",
+        "Hooks/post-merge",
+        "HOOKS/pre-commit",
+        "ho\u200coks/post-merge",
+    ],
+)
+def test_what_a_folding_disk_writes_into_state_or_hooks_is_refused(repo: Path, name: str) -> None:
+    upstream = _upstream_with(repo, name)
+    with pytest.raises(Conflict, match="nothing merged") as refused:
+        _refuse_unsafe(Git.of(repo), upstream)
+    assert refused.value.details["paths"] == [name]
+
+
+@pytest.mark.parametrize("name", ["vaultmem/state.md", "shared/.vaultmem.md", "hooks-notes/x.md", "shared/hooks/x.md"])
+def test_notes_with_like_names_merge(repo: Path, name: str) -> None:
+    _refuse_unsafe(Git.of(repo), _upstream_with(repo, name))  # raises nothing
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        (".vaultmem", ".VAULTMEM", True),
+        ("hooks/", "Ho\u200dOKS/", True),
+        ("hooks/", "hooks-x/", False),
+        (".vaultmem", "vaultmem", False),
+        ("stra\u00dfe", "STRASSE", True),
+    ],
+)
+def test_folded(a: str, b: str, same: bool) -> None:
+    assert (_folded(a) == _folded(b)) is same
