@@ -131,3 +131,48 @@ def test_a_true_conflict_leaves_markers_in_the_body_only() -> None:
 )
 def test_body_merge(base: str, ours: str, theirs: str, merged: str, conflicts: int) -> None:
     assert merge_body(ours, base, theirs, merge_text) == (merged, conflicts)
+
+
+PLAIN = "# T\n\nFirst line.\n\nLast line.\n"
+FRONT = "---\nid: N\ntitle: T\nversion: 3\n---\n# T\n\nFirst line.\n\nLast line.\n"
+
+
+def crlf(text: str) -> str:
+    return text.replace("\n", "\r\n")
+
+
+@pytest.mark.parametrize("base", [PLAIN, FRONT])
+@pytest.mark.parametrize(
+    ("ours_crlf", "theirs_crlf", "base_crlf", "merged_crlf"),
+    [
+        (True, False, False, True),  # ours saved in Notepad, theirs appended: both kept, ours' endings
+        (False, True, False, True),  # the other way round
+        (True, True, True, True),  # neither changed the endings: the base's
+        (False, False, True, False),  # both went to LF
+        (True, True, False, True),
+        (False, True, True, False),  # ours went back to LF: ours' change wins
+        (True, False, True, False),  # theirs went to LF
+    ],
+)
+def test_line_endings_are_no_edit(
+    base: str, ours_crlf: bool, theirs_crlf: bool, base_crlf: bool, merged_crlf: bool
+) -> None:
+    """A side that only changed every line's ending changed no words: the other side's
+    lines merge as they would without it, with no conflict over the whole note."""
+    added_ours, added_theirs = base + "\nOurs appended.\n", base.replace("First line.", "First line, theirs.")
+    b = crlf(base) if base_crlf else base
+    o = crlf(added_ours) if ours_crlf else added_ours
+    t = crlf(added_theirs) if theirs_crlf else added_theirs
+    merged = merge_note(b, o, t, merge_text)
+    assert merged.conflicts == 0, merged.text
+    text = merged.text.replace("\r\n", "\n")
+    assert "First line, theirs." in text and "Ours appended." in text and "Last line." in text
+    assert ("\r\n" in merged.text) is merged_crlf
+    assert merged.text.count("\r\n") == (merged.text.count("\n") if merged_crlf else 0)
+
+
+def test_mixed_endings_merge_as_they_are() -> None:
+    """A text of mixed endings is not rewritten: which ending each line has is the person's."""
+    mixed = "# T\r\n\nFirst line.\r\n\nLast line.\n"
+    merged = merge_note(mixed, mixed + "\nOurs.\n", mixed, merge_text)
+    assert merged.conflicts == 0 and merged.text == mixed + "\nOurs.\n"

@@ -58,7 +58,27 @@ def _parts(text: str) -> tuple[dict[str, Any], str] | None:
 
 def merge_note(base: str, ours: str, theirs: str, merge_text: MergeText) -> Merged:
     """The merged note (module docstring). Notes whose front matter does not parse merge as
-    plain text, markers and all: there is no key to merge by."""
+    plain text, markers and all: there is no key to merge by.
+
+    Line endings are not words: a side that turned every line's LF into CRLF (a Windows
+    editor's save) would otherwise have changed every line, and any edit on the other side
+    would conflict over the whole note. Texts wholly in CRLF merge as LF; the result takes
+    the endings of the side that changed them (ours first), else the base's."""
+    crlf = [_all_crlf(text) for text in (base, ours, theirs)]
+    if not any(crlf):
+        return _merge_note(base, ours, theirs, merge_text)
+    b, o, t = (text.replace("\r\n", "\n") if c else text for text, c in zip((base, ours, theirs), crlf, strict=True))
+    merged = _merge_note(b, o, t, merge_text)
+    wanted = crlf[1] if crlf[1] != crlf[0] else crlf[2] if crlf[2] != crlf[0] else crlf[0]
+    return Merged(merged.text.replace("\n", "\r\n") if wanted else merged.text, merged.conflicts)
+
+
+def _all_crlf(text: str) -> bool:
+    """Whether every line of `text` ends in CRLF (a text of mixed endings is left as it is)."""
+    return "\r\n" in text and text.count("\r\n") == text.count("\n")
+
+
+def _merge_note(base: str, ours: str, theirs: str, merge_text: MergeText) -> Merged:
     o, b, t = _parts(ours), _parts(base), _parts(theirs)
     if o is None or t is None:
         text, conflicts = merge_text(ours, base, theirs)
