@@ -26,6 +26,9 @@ TOKENS_NAME = ".vaultmem-tokens.json"
 # Deleted notes, `<TRASH_RELPATH>/<UTC time>/<path>`: the folder Obsidian moves deleted
 # files to, so a person finds vaultmem's deletes where their own go.
 TRASH_RELPATH = ".trash"
+# git's lock on its index, in the git dir (not ours, though .vaultmem/ has one of that name):
+# sync and commit name it when a git stopped mid-way left it (services/commits.py).
+GIT_INDEX_LOCK = "index.lock"
 
 # Derived state is the owner's alone (SPEC §3: it holds titles, paths and words of private notes).
 STATE_DIR_MODE = 0o700

@@ -5,6 +5,7 @@ stops it before anything is pushed, and a ghost is told only of notes it may rea
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -289,3 +290,146 @@ def test_a_ghost_is_not_told_of_commits_that_touched_only_notes_hidden_from_it(c
     a.ok("sync", ghost="alice")
     shared = b.ok("sync", ghost="bob")
     assert shared["pulled"]["commits"] == 1 and shared["pulled"]["notes"] == 1
+
+
+def test_a_merge_stopped_mid_way_is_named_and_undone_as_the_message_says(clones: tuple[Path, Path]) -> None:  # noqa: F811
+    """A merge killed mid-way (kill -9, a power cut) leaves git's index lock and some notes
+    rewritten in the work tree. sync and commit stop with exit 4 and name the lock rather
+    than pass on git's "remove the file manually"; followed as written, the advice brings
+    every edit of the teammate's in."""
+    one, two = clones
+    a, b = Cli(one), Cli(two)
+    first = create(a, "First", "alice", body="# First\n\nOne.")
+    second = create(a, "Second", "alice", body="# Second\n\nTwo.")
+    a.ok("sync")
+    b.ok("sync")
+    for made, words in ((first, "One, edited."), (second, "Two, edited.")):
+        a.ok("note", "update", made["id"], "--append", words, ghost="alice")
+    a.ok("sync")
+    git(two, "fetch", "-q")  # the merge got as far as writing the first note, then died
+    (two / first["path"]).write_bytes(git(two, "show", f"origin/main:{first['path']}").stdout.encode())
+    (two / ".git" / "index.lock").write_bytes(b"")
+    before = head(two)
+    for args in (["sync"], ["commit"]):
+        stopped = b(*args)
+        assert stopped.exit_code == 4, stopped.stdout
+        message = stopped.data["error"]["message"]
+        assert ".git/index.lock" in message and "git stash" in message, message
+    assert head(two) == before
+    (two / ".git" / "index.lock").unlink()
+    git(two, "stash", "-q")
+    b.ok("sync")
+    for made, words in ((first, "One, edited."), (second, "Two, edited.")):
+        assert words in (two / made["path"]).read_text()
+    assert head(two) == head(one)
+
+
+def test_a_remote_gone_is_named_with_what_to_check(clones: tuple[Path, Path]) -> None:  # noqa: F811
+    """git ends a failed fetch with advice whose last line ("and the repository exists.")
+    said nothing; sync names git's own reason and what to check, to a ghost too (a fetch
+    names no note), and nothing is merged."""
+    one, _two = clones
+    a = Cli(one)
+    create(a, "Before the remote went", "alice")
+    a.ok("sync")
+    origin = one.parent / "origin.git"
+    origin.rename(one.parent / "moved.git")
+    before = head(one)
+    for ghost in (None, "alice"):
+        gone = a("sync", ghost=ghost) if ghost else a("sync")
+        assert gone.exit_code == 4, gone.stdout
+        message = gone.data["error"]["message"]
+        assert "does not appear to be a git repository" in message and "git remote -v" in message, message
+        assert "and the repository exists" not in message
+    assert head(one) == before
+
+
+def test_a_push_refused_because_the_remote_moved_is_told_apart(clones: tuple[Path, Path]) -> None:  # noqa: F811
+    """The retry of sync's push looks for git's reason in everything git said, not in the
+    one line an error message shows (vault/git.py _reason picks `error: failed to push`)."""
+    from vaultmem.services.sync import _moved_meanwhile
+    from vaultmem.vault.git import Git, GitError
+
+    one, two = clones
+    create(Cli(one), "Theirs first", "alice")
+    Cli(one).ok("sync")
+    git(two, "commit", "-q", "--allow-empty", "-m", "ours")
+    with pytest.raises(GitError) as refused:
+        Git.of(two).run("push", "--quiet", "origin", "HEAD:main")
+    assert str(refused.value).startswith("git push failed: error:"), str(refused.value)
+    assert _moved_meanwhile(refused.value.stderr)
+
+
+def _trashed(root: Path) -> list[str]:
+    return (
+        sorted(str(p.relative_to(root)) for p in (root / ".trash").rglob("*.md")) if (root / ".trash").is_dir() else []
+    )
+
+
+@pytest.mark.parametrize("editor_first", [True, False])
+def test_an_edit_that_crossed_a_delete_brings_the_note_back(clones: tuple[Path, Path], editor_first: bool) -> None:  # noqa: F811
+    """One clone edits a note while another deletes it. git's merge carried the edit into
+    .trash/ with the delete's rename, where nobody reads it: now sync brings the note back
+    where it was, the edit in it, on whichever clone merges the two, and says so."""
+    one, two = clones
+    a, b = Cli(one), Cli(two)
+    made = create(a, "Plan", "alice", body="# Plan\n\nLine one.")
+    a.ok("sync")
+    b.ok("sync")
+    a.ok("note", "update", made["id"], "--append", "Added by one after the other deleted it.", ghost="alice")
+    b.ok("note", "delete", made["id"], ghost="alice")
+    first, second = (a, b) if editor_first else (b, a)
+    first.ok("sync")
+    merged = second.ok("sync")
+    (crossed,) = merged["crossed"]
+    assert crossed["path"] == made["path"] and crossed["restored"] is True
+    assert crossed["trashed_to"].startswith(".trash/") and crossed["trashed_to"].endswith(made["path"])
+    first.ok("sync")
+    for root in (one, two):
+        assert "Added by one after the other deleted it." in (root / made["path"]).read_text()
+        assert _trashed(root) == [] and git(root, "status", "--porcelain").stdout == ""
+    assert head(one) == head(two)
+    assert a.ok("get", made["id"], ghost="alice")["note"]["path"] == made["path"]
+    assert b.ok("sync")["crossed"] == []  # told once
+
+
+def test_a_crossed_edit_is_kept_in_the_trash_where_a_note_took_the_path(clones: tuple[Path, Path]) -> None:  # noqa: F811
+    """A note written at the path between the merge and the restore is never replaced: the
+    edited copy stays in the trash, reported with restored false, and nothing is committed."""
+    from vaultmem.services.crossings import Crossing, keep_crossed_edits
+    from vaultmem.vault.git import Git
+
+    one, two = clones
+    a, b = Cli(one), Cli(two)
+    made = create(a, "Plan", "alice", body="# Plan\n\nLine one.")
+    a.ok("sync")
+    b.ok("sync")
+    a.ok("note", "update", made["id"], "--append", "The edit.", ghost="alice")
+    a.ok("sync")
+    trashed = b.ok("note", "delete", made["id"], ghost="alice")["trashed_to"]
+    b.ok("commit", ghost="alice")
+    ours = head(two)
+    git(two, "fetch", "-q")
+    base = git(two, "merge-base", "HEAD", "origin/main").stdout.strip()
+    git(two, "merge", "-q", "--no-edit", "origin/main")
+    (two / made["path"]).write_text("# Plan\n\nA person's new note at the same path.\n")
+    merged = head(two)
+    assert keep_crossed_edits(Git.of(two), base, ours, "origin/main") == [Crossing(made["path"], trashed, False)]
+    assert "The edit." in (two / trashed).read_text()
+    assert "A person's new note" in (two / made["path"]).read_text() and head(two) == merged
+
+
+def test_a_ghost_is_not_told_of_a_crossing_in_a_note_hidden_from_it(clones: tuple[Path, Path]) -> None:  # noqa: F811
+    one, two = clones
+    a, b = Cli(one), Cli(two)
+    made = create(a, "Secret plan", "alice", scope="private", body="# Secret plan\n\nCode 4471.")
+    a.ok("sync", ghost="alice")
+    b.ok("sync")
+    a.ok("note", "update", made["id"], "--append", "Code changed to 9912.", ghost="alice")
+    a.ok("sync", ghost="alice")
+    b.ok("note", "delete", made["id"], ghost="alice")
+    b.ok("commit", ghost="alice")
+    told = b.ok("sync", ghost="bob")
+    assert told["crossed"] == [] and "Secret" not in json.dumps(told) and "4471" not in json.dumps(told)
+    assert "9912" in (two / made["path"]).read_text()  # kept all the same: the merge's, not bob's
+    assert b.ok("sync", ghost="alice")["crossed"] == []

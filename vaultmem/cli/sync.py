@@ -24,6 +24,11 @@ def _render_sync(con: Any, data: SyncResult) -> None:
     render_held(con, data.held)
     for c in data.commits:
         record(con, "committed", c.sha[:10], c.message.split("\n", 1)[0])
+    for x in data.crossed:  # notes edited on one side and deleted on the other
+        if x["restored"]:
+            record(con, "brought back", x["path"], "edited on one side while deleted on the other")
+        else:
+            record(con, "edit kept in trash", x["trashed_to"], f"{x['path']} was taken by another note")
     pulled = data.pulled
     if plain(con):
         record(con, "pulled", pulled["commits"], pulled["notes"])

@@ -97,3 +97,6 @@ class SyncResult(Result):
     pulled: dict[str, Any]  # {from, to, commits, notes}: what the pull brought
     pushed: bool
     indexed: str  # "synced" (a watcher indexed the pull), "no_watcher" (the next read will), or why not
+    # notes edited on one side and deleted on the other: {path, trashed_to, restored}; restored
+    # False when a note has been made at the path since (the edit waits in trashed_to)
+    crossed: list[dict[str, Any]] = field(default_factory=list)

@@ -13,12 +13,15 @@ commits. Run with a ghost, it commits that ghost's own changes only.
 from __future__ import annotations
 
 import hashlib
+import os
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from vaultmem.errors import Conflict
 from vaultmem.models import CommitMade, CommitResult
+from vaultmem.paths import GIT_INDEX_LOCK
 from vaultmem.services.app import App
 from vaultmem.services.review import GHOST_EMAIL, Range, digest, is_note_path, journal_added
 from vaultmem.shown import UNSAFE
@@ -100,7 +103,7 @@ def commit_pending(app: App, message: str | None = None, pending: Pending | None
             writer, message, plan.kinds.get(writer, Counter()), plan.models.get(writer), plan.reasons.get(writer)
         )
         author = None if writer in PEOPLE else f"{writer} <{writer}{GHOST_EMAIL}>"
-        sha = _commit_paths(git, paths, text, author)
+        sha = commit_paths(git, paths, text, author)
         made.append(CommitMade(sha, writer, text, paths))
     return CommitResult(made, plan.held)
 
@@ -113,15 +116,38 @@ def _memory(path: str | None) -> bool:
 
 def refuse_mid_merge(git: Git) -> None:
     """A merge, rebase or cherry-pick in progress is a person's to finish: committing notes
-    then would mark conflicts resolved."""
+    then would mark conflicts resolved. A git stopped mid-way is named first: its merge is
+    not one to finish (_refuse_locked)."""
+    git_dir = Path(git.run("rev-parse", "--absolute-git-dir").strip())
+    _refuse_locked(git, git_dir)
     unmerged = git.run("ls-files", "-u", "--", ".").strip()
     busy = [name for name in ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD") if _ref(git, name)]
-    git_dir = Path(git.run("rev-parse", "--absolute-git-dir").strip())
     if (git_dir / "rebase-merge").exists() or (git_dir / "rebase-apply").exists():
         busy.append("a rebase")
     if unmerged or busy:
         what = ", ".join(busy) or "unmerged files"
         raise Conflict(f"git is in the middle of {what}: finish it (resolve, then git commit) before vaultmem commit")
+
+
+def _refuse_locked(git: Git, git_dir: Path) -> None:
+    """git's index lock left in place: another git runs, or one was killed mid-way. A merge
+    killed so leaves notes half-merged in the work tree; committing them as they are (what
+    a person does once they delete the lock) can record the merge without the rest of the
+    teammate's edits, so the message says to set them aside first (`git stash` keeps them,
+    a person's own edits since included). Before, git's own words came back ("git reset
+    failed: remove the file manually to continue.") without naming the file."""
+    lock = git_dir / GIT_INDEX_LOCK
+    try:
+        since = lock.stat().st_mtime
+    except OSError:
+        return
+    age = max(0, int(time.time() - since))
+    raise Conflict(
+        f"git's index is locked ({os.path.relpath(lock, git.root)}, made {age} s ago): another git command is "
+        "running in this vault, or one was stopped mid-way. If none runs, remove the lock; a stopped merge "
+        "may have left notes half-merged (`git status` lists them): `git merge --abort` if git is mid-merge, "
+        "else `git stash` them, then sync again. Committing them as they are can drop the other side's edits"
+    )
 
 
 def _ref(git: Git, name: str) -> bool:
@@ -132,7 +158,7 @@ def _ref(git: Git, name: str) -> bool:
         return False
 
 
-def _commit_paths(git: Git, paths: list[str], message: str, author: str | None) -> str:
+def commit_paths(git: Git, paths: list[str], message: str, author: str | None) -> str:
     """One commit of `paths` as they are in the working tree, made through an index of our
     own: what the person staged for other files stays staged and out of it; the committed
     paths' entries in their index then match the new commit."""

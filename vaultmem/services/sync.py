@@ -19,9 +19,11 @@ git holds the index lock, daemon/loop.py) and `sync` returns once it has.
 from __future__ import annotations
 
 import os
+import re
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 from vaultmem.config import STATE_DIR
 from vaultmem.errors import Conflict, InvalidInput
@@ -29,6 +31,7 @@ from vaultmem.models import SyncResult
 from vaultmem.paths import TOKENS_NAME
 from vaultmem.services.app import App
 from vaultmem.services.commits import commit_pending, pending_changes, refuse_mid_merge
+from vaultmem.services.crossings import Crossing, keep_crossed_edits
 from vaultmem.services.gitsetup import NOTES_ATTRIBUTE, driver_command
 from vaultmem.services.review import readable
 from vaultmem.vault.git import Git, GitError
@@ -64,16 +67,17 @@ def sync(
             )
     committed = commit_pending(app, message, pending)
     before = git.resolve("HEAD") if git.has_head() else None
+    crossed: list[Crossing] = []
     for attempt in range(PUSH_ATTEMPTS):
         _fetch(git, upstream, app)
-        _merge(git, upstream, app)
+        crossed += _merge(git, upstream, app)
         if not push:
             break
         try:
             git.run("push", "--quiet", *_push_target(upstream))
             break
         except GitError as exc:
-            if attempt == PUSH_ATTEMPTS - 1 or not _moved_meanwhile(str(exc)):
+            if attempt == PUSH_ATTEMPTS - 1 or not _moved_meanwhile(exc.stderr or str(exc)):
                 raise Conflict(f"push to {upstream} refused: {_said(exc, app)}") from None
     after = git.resolve("HEAD") if git.has_head() else None
     notes = _changed_notes(app, git, before, after)
@@ -84,7 +88,8 @@ def sync(
         "notes": len(notes),
     }
     indexed = "unchanged" if not notes else indexed_by_watcher(notes) if indexed_by_watcher else "no_watcher"
-    return SyncResult(upstream, committed.commits, committed.held, pulled, push, indexed)
+    shown = [{"path": c.path, "trashed_to": c.trashed_to, "restored": c.kept} for c in crossed if _shown(app, c.path)]
+    return SyncResult(upstream, committed.commits, committed.held, pulled, push, indexed, shown)
 
 
 def _upstream(git: Git) -> str:
@@ -136,27 +141,49 @@ def _fetch(git: Git, upstream: str, app: App) -> None:
     try:
         git.run("fetch", "--quiet", remote, branch)
     except GitError as exc:
-        raise Conflict(f"fetch from {remote} failed: {_said(exc, app)}") from None
+        raise Conflict(
+            f"fetch from {remote} failed: {_without_credentials(str(exc).removeprefix('git fetch failed: '))}. "
+            "Nothing was merged or pushed: "
+            f"check that the remote is there and reachable (git remote -v; git fetch {remote})"
+        ) from None
 
 
-def _merge(git: Git, upstream: str, app: App) -> None:
+def _merge(git: Git, upstream: str, app: App) -> list[Crossing]:
+    """Merges `upstream` in; the notes one side edited while the other deleted them
+    (services/crossings.py), brought back after a clean merge."""
     if git.has_head() and git.is_ancestor(upstream, "HEAD"):
-        return  # nothing new upstream
+        return []  # nothing new upstream
     _refuse_unsafe(git, upstream)
-    try:
-        with held(app.root, exclusive=True):  # no note written while git merges (vault/writers.py)
+    ours = git.resolve("HEAD") if git.has_head() else None
+    base = _merge_base(git, ours, upstream)
+    with held(app.root, exclusive=True):  # no note written while git merges (vault/writers.py)
+        try:
             git.run("merge", "--no-edit", "--quiet", upstream, env={"GIT_MERGE_AUTOEDIT": "no"})
-    except GitError as exc:
-        unmerged = sorted({line.split("\t", 1)[-1] for line in git.run("ls-files", "-u", "--", ".").splitlines()})
-        if unmerged:
-            shown = [p for p in unmerged if _shown(app, p)]
-            raise Conflict(
-                "the merge left notes both sides changed on the same lines (markers in their bodies; "
-                "`vaultmem lint` names them): resolve them, `git add` and `git commit`, then sync again "
-                "— or `git merge --abort`",
-                paths=shown[:50],
-            ) from None
-        raise Conflict(f"merging {upstream} failed: {_said(exc, app)}") from None
+        except GitError as exc:
+            _merge_failed(git, upstream, app, exc)
+    return keep_crossed_edits(git, base, ours, upstream)  # a store write: the lock shared again
+
+
+def _merge_base(git: Git, ours: str | None, upstream: str) -> str | None:
+    if ours is None:
+        return None
+    try:
+        return git.run("merge-base", ours, upstream).strip() or None
+    except GitError:
+        return None  # unrelated histories
+
+
+def _merge_failed(git: Git, upstream: str, app: App, exc: GitError) -> NoReturn:
+    unmerged = sorted({line.split("\t", 1)[-1] for line in git.run("ls-files", "-u", "--", ".").splitlines()})
+    if unmerged:
+        shown = [p for p in unmerged if _shown(app, p)]
+        raise Conflict(
+            "the merge left notes both sides changed on the same lines (markers in their bodies; "
+            "`vaultmem lint` names them): resolve them, `git add` and `git commit`, then sync again "
+            "— or `git merge --abort`",
+            paths=shown[:50],
+        ) from None
+    raise Conflict(f"merging {upstream} failed: {_said(exc, app)}") from None
 
 
 def _refuse_unsafe(git: Git, upstream: str) -> None:
@@ -229,6 +256,11 @@ def _hooks_in_repository(git: Git) -> str | None:
 
 def _moved_meanwhile(message: str) -> bool:
     return any(s in message for s in ("non-fast-forward", "fetch first", "rejected", "stale info"))
+
+
+def _without_credentials(text: str) -> str:
+    """git's words with the user and password taken out of any URL in them."""
+    return re.sub(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s]*@", r"\1", text)
 
 
 def _said(exc: GitError, app: App) -> str:

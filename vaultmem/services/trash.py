@@ -20,7 +20,7 @@ from vaultmem.vault.layout import classify, is_note_path
 from vaultmem.vault.note import ParsedNote, parse_note
 
 # A delete's folder (vault/store.py trash_file): anything else in .trash/ is Obsidian's own.
-_BATCH = re.compile(r"^\d{8}T\d{6}\d*Z$")
+DELETE_BATCH = re.compile(r"^\d{8}T\d{6}\d*Z$")
 
 
 def _deleted_at(stamp: str) -> str:
@@ -43,7 +43,7 @@ def trashed_notes(app: App) -> list[Trashed]:
         base = app.root / rel
         if base.is_symlink() or not base.is_dir():
             continue
-        batches += [(name, rel) for name in os.listdir(base) if _BATCH.match(name)]
+        batches += [(name, rel) for name in os.listdir(base) if DELETE_BATCH.match(name)]
     out: list[Trashed] = []
     for batch, rel in sorted(batches, reverse=True):
         folder = app.root / rel / batch

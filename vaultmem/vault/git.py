@@ -59,6 +59,20 @@ class GitError(VaultmemError):
     exit_code = 1
     code = "git"
 
+    def __init__(self, message: str, stderr: str = "") -> None:
+        super().__init__(message)
+        self.stderr = stderr  # all git said, for callers that look for a reason in it
+
+
+def _reason(stderr: str, returncode: int) -> str:
+    """The line of git's stderr that says what went wrong: the first `fatal:` or `error:`
+    line; else the last. git ends many failures with advice ("Please make sure you have the
+    correct access rights\nand the repository exists."), whose last line alone says nothing."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    return next(
+        (line for line in lines if line.startswith(("fatal:", "error:"))), lines[-1] if lines else f"exit {returncode}"
+    )
+
 
 @dataclass(frozen=True, slots=True)
 class FileChange:
@@ -301,8 +315,8 @@ def _run_bytes(cwd: Path, args: list[str], input: bytes | None = None, env: dict
     except OSError as exc:
         raise GitError(f"git could not run: {exc}") from None
     if proc.returncode != 0:
-        message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitError(f"git {args[0]} failed: {message[-1] if message else f'exit {proc.returncode}'}")
+        said = proc.stderr.decode("utf-8", "replace")
+        raise GitError(f"git {args[0]} failed: {_reason(said, proc.returncode)}", said)
     return proc.stdout
 
 
