@@ -180,8 +180,33 @@ def commit_paths(git: Git, paths: list[str], message: str, author: str | None) -
     git.run("update-ref", "-m", "vaultmem commit", "HEAD", sha, *([head] if head is not None else []))
     known = [p for p in paths if git.run("ls-files", "--", p).strip() or _in_head(git, p)]
     if known:
-        git.run("reset", "-q", "--", *known)  # the person's index: these entries as just committed
+        _index_as_committed(git, known, sha)
     return sha
+
+
+INDEX_WAIT = (20, 0.25)  # tries, seconds apart: a person's `git status` holds the lock for ms
+
+
+def _index_as_committed(git: Git, paths: list[str], sha: str) -> None:
+    """The person's index entries of `paths` as just committed. Left as they were, the
+    index would hold the old versions: `git status` would show the commit staged to be
+    undone, and a person's next `git commit` would undo it. The index lock a person's git
+    holds a moment is waited out; one held longer is reported."""
+    tries, pause = INDEX_WAIT
+    for attempt in range(tries):
+        try:
+            git.run("reset", "-q", "--", *paths)
+            return
+        except GitError as exc:
+            if GIT_INDEX_LOCK not in exc.stderr:
+                raise
+            if attempt == tries - 1:
+                raise Conflict(
+                    f"committed {sha[:10]}, but git's index stayed locked ({exc}): once no git runs, "
+                    "`git reset -q` — until then `git status` shows the committed notes as staged to be "
+                    "undone, and a `git commit` would undo them"
+                ) from None
+            time.sleep(pause)
 
 
 def _in_head(git: Git, path: str) -> bool:
