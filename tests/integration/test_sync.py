@@ -381,6 +381,7 @@ def test_an_edit_that_crossed_a_delete_brings_the_note_back(clones: tuple[Path, 
     first, second = (a, b) if editor_first else (b, a)
     first.ok("sync")
     merged = second.ok("sync")
+    assert merged["pulled"]["commits"] == 2  # the other side's commit and the merge; not the restore
     (crossed,) = merged["crossed"]
     assert crossed["path"] == made["path"] and crossed["restored"] is True
     assert crossed["trashed_to"].startswith(".trash/") and crossed["trashed_to"].endswith(made["path"])
@@ -414,7 +415,8 @@ def test_a_crossed_edit_is_kept_in_the_trash_where_a_note_took_the_path(clones: 
     git(two, "merge", "-q", "--no-edit", "origin/main")
     (two / made["path"]).write_text("# Plan\n\nA person's new note at the same path.\n")
     merged = head(two)
-    assert keep_crossed_edits(Git.of(two), base, ours, "origin/main") == [Crossing(made["path"], trashed, False)]
+    kept = keep_crossed_edits(Git.of(two), base, ours, "origin/main")
+    assert kept.crossings == [Crossing(made["path"], trashed, False)] and kept.commit is None
     assert "The edit." in (two / trashed).read_text()
     assert "A person's new note" in (two / made["path"]).read_text() and head(two) == merged
 
@@ -433,3 +435,21 @@ def test_a_ghost_is_not_told_of_a_crossing_in_a_note_hidden_from_it(clones: tupl
     assert told["crossed"] == [] and "Secret" not in json.dumps(told) and "4471" not in json.dumps(told)
     assert "9912" in (two / made["path"]).read_text()  # kept all the same: the merge's, not bob's
     assert b.ok("sync", ghost="alice")["crossed"] == []
+
+
+def test_links_rewritten_by_a_move_bring_no_deleted_note_back(clones: tuple[Path, Path]) -> None:  # noqa: F811
+    """A move on one clone rewrites the links in notes that point at the moved one; a note
+    the other clone deleted meanwhile had nobody's words changed, and stays deleted
+    (found by review: `note move` and `fix-names` undid deletes)."""
+    one, two = clones
+    a, b = Cli(one), Cli(two)
+    plan = create(a, "Plan", "alice", body="# Plan\n\nSee [[Budget]] for money.")
+    budget = create(a, "Budget", "alice", body="# Budget\n\nMoney.")
+    a.ok("sync")
+    b.ok("sync")
+    b.ok("note", "delete", plan["id"], ghost="alice")
+    b.ok("sync")
+    moved = a.ok("note", "move", budget["id"], "shared/Finance/Budget 2026.md", ghost="alice")
+    assert moved["links_updated"] == [plan["path"]]
+    assert a.ok("sync")["crossed"] == []
+    assert not (one / plan["path"]).exists() and len(_trashed(one)) == 1

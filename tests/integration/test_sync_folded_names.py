@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from vaultmem.errors import Conflict
-from vaultmem.services.sync import _folded, _refuse_unsafe
+from vaultmem.services.sync import _folded, _reaches, _refuse_unsafe
 from vaultmem.vault.git import Git
 
 
@@ -82,3 +82,45 @@ def test_notes_with_like_names_merge(repo: Path, name: str) -> None:
 )
 def test_folded(a: str, b: str, same: bool) -> None:
     assert (_folded(a) == _folded(b)) is same
+
+
+def test_a_symlink_made_at_the_hooks_folder_is_refused(tmp_path: Path) -> None:
+    """An adopted vault has no hooks/ yet while core.hooksPath names it (as the README asks):
+    a commit that makes `hooks` a symlink to a folder of its own scripts would have the
+    merge run them (found by review: the folded prefix check missed the folder itself)."""
+    _git(tmp_path, "init", "-q", "-b", "main")
+    for key, value in (("user.name", "t"), ("user.email", "t@example.com"), ("core.hooksPath", "hooks")):
+        _git(tmp_path, "config", key, value)
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "a.md").write_text("# A\n")
+    _git(tmp_path, "add", "-A")
+    _git(tmp_path, "commit", "-qm", "base")
+    _git(tmp_path, "checkout", "-q", "-b", "up")
+    (tmp_path / "shared" / "tools").mkdir()
+    (tmp_path / "shared" / "tools" / "post-merge").write_text("#!/bin/sh\necho pwned\n")
+    (tmp_path / "hooks").symlink_to("shared/tools")
+    _git(tmp_path, "add", "-A")
+    _git(tmp_path, "commit", "-qm", "tools")
+    _git(tmp_path, "checkout", "-q", "main")
+    with pytest.raises(Conflict, match="changes the hooks") as refused:
+        _refuse_unsafe(Git.of(tmp_path), "up")
+    assert refused.value.details["paths"] == ["hooks"]
+
+
+@pytest.mark.parametrize(
+    ("path", "folders", "reaches"),
+    [
+        ("hooks", ["hooks"], True),
+        ("hooks/post-merge", ["hooks"], True),
+        ("Hooks", ["hooks"], True),
+        ("tools", ["tools/hooks"], True),  # a folder on the way, made a symlink
+        ("tools/hooks/pre-commit", ["tools/hooks"], True),
+        ("tools/readme.md", ["tools/hooks"], False),
+        ("hooks-notes/x.md", ["hooks"], False),
+        ("shared/tools/post-merge", ["hooks", "shared/tools"], True),  # where hooks resolves now
+        ("post-merge", ["."], True),
+        ("shared/a.md", ["."], False),
+    ],
+)
+def test_reaches(path: str, folders: list[str], reaches: bool) -> None:
+    assert _reaches(path, folders) is reaches

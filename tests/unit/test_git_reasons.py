@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from vaultmem.services.sync import _without_credentials
-from vaultmem.vault.git import _reason
+from vaultmem.services.sync import _fetch_reason, _without_credentials
+from vaultmem.vault.git import GitError, _reason
 
 GONE = """fatal: '../remote.git' does not appear to be a git repository
 fatal: Could not read from remote repository.
@@ -47,3 +47,30 @@ def test_reason(stderr: str, code: int, reason: str) -> None:
 )
 def test_without_credentials(text: str, shown: str) -> None:
     assert _without_credentials(text) == shown
+
+
+SSH_REFUSED = """ssh: connect to host example.invalid port 22: Connection refused
+fatal: Could not read from remote repository.
+
+Please make sure you have the correct access rights
+and the repository exists.
+"""
+
+
+@pytest.mark.parametrize(
+    ("stderr", "shown"),
+    [
+        (
+            SSH_REFUSED,
+            "ssh: connect to host example.invalid port 22: Connection refused; "
+            "fatal: Could not read from remote repository",
+        ),
+        (
+            GONE,
+            "fatal: '../remote.git' does not appear to be a git repository; "
+            "fatal: Could not read from remote repository",
+        ),
+    ],
+)
+def test_a_failed_fetch_keeps_the_transports_reason(stderr: str, shown: str) -> None:
+    assert _fetch_reason(GitError("git fetch failed: x", stderr)) == shown

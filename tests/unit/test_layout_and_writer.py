@@ -86,6 +86,8 @@ def test_access_rules(relpath: str, readers: set[str | None]) -> None:
         ({"atlas": ("alice", "bob"), "Atlas": ("bob",)}, {"bob"}),  # only whom both list
         ({"atlas": None}, {"alice", "bob"}),
         ({"other": ("alice",)}, {"alice", "bob"}),
+        ({"\u0041tlas": ("alice",)}, {"alice"}),
+        ({"\u0430tlas": ("alice",)}, {"alice", "bob"}),  # CYRILLIC a: another name on every disk
     ],
 )
 def test_project_entries_are_matched_without_case(
@@ -265,3 +267,17 @@ def test_symlink_refusal(tmp_path: Path, link: str, target: str, refusal: str | 
     (root / link).symlink_to(real)
     result = symlink_refusal(root, link)
     assert (result[0] if result else None) == refusal
+
+
+@pytest.mark.parametrize(
+    ("entry", "folder"),
+    [
+        ("\u00e4rzte", "project/\u00c4RZTE/a.md"),  # NTFS and APFS fold Unicode case
+        ("caf\u00e9", "project/cafe\u0301/a.md"),  # APFS: NFD is the same name
+        ("kiwi", "project/\u212aiwi/a.md"),  # KELVIN SIGN: `k` on APFS
+        ("kiwi", "project/ki\u200bwi/a.md"),  # HFS+ ignored zero-width marks
+    ],
+)
+def test_a_closed_project_stays_closed_however_a_disk_spells_it(entry: str, folder: str) -> None:
+    config = VaultConfig(ghosts=("alice", "bob"), projects={entry: ("alice",)})
+    assert {g for g in ("alice", "bob") if can_read(classify(folder), g, config)} == {"alice"}

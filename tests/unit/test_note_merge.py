@@ -176,3 +176,18 @@ def test_mixed_endings_merge_as_they_are() -> None:
     mixed = "# T\r\n\nFirst line.\r\n\nLast line.\n"
     merged = merge_note(mixed, mixed + "\nOurs.\n", mixed, merge_text)
     assert merged.conflicts == 0 and merged.text == mixed + "\nOurs.\n"
+
+
+def test_endings_found_by_review() -> None:
+    """A pasted CRLF line in an LF note merged with a side saved all CRLF got `\\r\\r\\n`; a
+    CRLF note with one LF line appended conflicted over the whole note with a CRLF edit."""
+    base = "# T\n\nFirst line.\n\nLast line.\n"
+    pasted = base + "\nPasted.\r\nMore.\r\n"
+    merged = merge_note(base, crlf(base), pasted, merge_text)
+    assert merged.conflicts == 0 and "\r\r" not in merged.text
+    assert merged.text == crlf(pasted.replace("\r\n", "\n"))
+    edited = crlf(base).replace("First line.", "First line, edited.")
+    appended = crlf(base) + "Echoed.\n"
+    merged = merge_note(crlf(base), edited, appended, merge_text)
+    assert merged.conflicts == 0
+    assert merged.text == crlf(base).replace("First line.", "First line, edited.") + "Echoed.\n"

@@ -10,13 +10,15 @@ been made at that path, the edited copy stays in the trash and is reported.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from vaultmem.errors import Conflict
+from vaultmem.errors import VaultmemError
 from vaultmem.paths import TRASH_RELPATH
 from vaultmem.services.commits import commit_paths
 from vaultmem.services.trash import DELETE_BATCH
 from vaultmem.vault import store
+from vaultmem.vault.frontmatter import split_document
 from vaultmem.vault.git import Git
 from vaultmem.vault.layout import utf8_name
 
@@ -33,38 +35,63 @@ class Crossing:
     kept: bool  # brought back (False: a note has been made at `path` since)
 
 
+@dataclass(frozen=True, slots=True)
+class Kept:
+    crossings: list[Crossing]
+    commit: str | None  # the commit that brought them back: sync's own, not pulled
+
+
 def crossings(git: Git, base: str, trasher: str, editor: str) -> list[tuple[str, str]]:
     """(note path, trash path) of each note `trasher` moved to .trash/ since `base` while
     `editor` changed it. Vault-relative paths."""
     added = _names(git, "A", base, trasher, TRASH_RELPATH)
     gone = set(_names(git, "D", base, trasher, "."))
-    edited = set(_names(git, "M", base, editor, "."))
-    out = []
+    changed = set(_names(git, "M", base, editor, "."))
+    found = []
     for trashed in added:
         parts = trashed.split("/", 2)
-        if len(parts) == 3 and DELETE_BATCH.match(parts[1]) and parts[2] in gone and parts[2] in edited:
-            out.append((parts[2], trashed))
-    return out
+        if len(parts) == 3 and DELETE_BATCH.match(parts[1]) and parts[2] in gone and parts[2] in changed:
+            found.append((parts[2], trashed))
+    if not found:
+        return []
+    before, after = git.contents(base, [p for p, _ in found]), git.contents(editor, [p for p, _ in found])
+    return [(p, t) for p, t in found if _words(before[p]) != _words(after[p])]
 
 
-def keep_crossed_edits(git: Git, base: str | None, ours: str | None, theirs: str) -> list[Crossing]:
+_LINK_TARGETS = re.compile(r"\[\[[^\]\n]*\]\]|\]\([^)\n]*\)")
+_KEPT_BY_VAULTMEM = ("version", "updated", "hash")
+
+
+def _words(data: bytes | None) -> tuple[str, str]:
+    """What a person or agent wrote in a note: its body without link targets and its front
+    matter without the keys every write sets. A change vaultmem makes on its own (the
+    links a move or `fix-names` rewrites) is no edit to bring a deleted note back for."""
+    text = (data or b"").decode("utf-8", "replace").replace("\r\n", "\n")
+    split = split_document(text)
+    front = "\n".join(
+        line
+        for line in (split.fm_text or "").split("\n")
+        if not line.startswith(tuple(f"{k}:" for k in _KEPT_BY_VAULTMEM))
+    )
+    return front, _LINK_TARGETS.sub("[[]]", split.body)
+
+
+def keep_crossed_edits(git: Git, base: str | None, ours: str | None, theirs: str) -> Kept:
     """After a clean merge of `theirs` into `ours` (which met at `base`): every crossed
     note back where it was, committed. The move never replaces a note (store.move_file),
     one written since the merge included."""
     if base is None or ours is None:
-        return []
+        return Kept([], None)
     found = [*crossings(git, base, ours, theirs), *crossings(git, base, theirs, ours)]
     out = []
     for path, trashed in found:
         try:
             store.move_file(git.root, trashed, path)
             out.append(Crossing(path, trashed, True))
-        except Conflict:  # a note made at its path since: the edited copy stays in the trash
+        except VaultmemError:  # a note made at its path since, or the copy gone: it stays as it is
             out.append(Crossing(path, trashed, False))
     kept = [part for c in out if c.kept for part in (c.trashed_to, c.path)]
-    if kept:
-        commit_paths(git, kept, KEPT_MESSAGE, None)
-    return out
+    return Kept(out, commit_paths(git, kept, KEPT_MESSAGE, None) if kept else None)
 
 
 def _names(git: Git, status: str, old: str, new: str, where: str) -> list[str]:

@@ -31,7 +31,7 @@ from vaultmem.models import SyncResult
 from vaultmem.paths import TOKENS_NAME
 from vaultmem.services.app import App
 from vaultmem.services.commits import commit_pending, pending_changes, refuse_mid_merge
-from vaultmem.services.crossings import Crossing, keep_crossed_edits
+from vaultmem.services.crossings import Crossing, Kept, keep_crossed_edits
 from vaultmem.services.gitsetup import NOTES_ATTRIBUTE, driver_command
 from vaultmem.services.review import readable
 from vaultmem.vault.git import Git, GitError
@@ -68,9 +68,12 @@ def sync(
     committed = commit_pending(app, message, pending)
     before = git.resolve("HEAD") if git.has_head() else None
     crossed: list[Crossing] = []
+    own: set[str] = set()  # commits sync made itself after merging: not pulled
     for attempt in range(PUSH_ATTEMPTS):
         _fetch(git, upstream, app)
-        crossed += _merge(git, upstream, app)
+        kept = _merge(git, upstream, app)
+        crossed += kept.crossings
+        own |= {kept.commit} if kept.commit else set()
         if not push:
             break
         try:
@@ -84,7 +87,7 @@ def sync(
     pulled = {
         "from": before,
         "to": after,
-        "commits": _pulled_commits(app, git, before, after),
+        "commits": _pulled_commits(app, git, before, after, own),
         "notes": len(notes),
     }
     indexed = "unchanged" if not notes else indexed_by_watcher(notes) if indexed_by_watcher else "no_watcher"
@@ -142,17 +145,28 @@ def _fetch(git: Git, upstream: str, app: App) -> None:
         git.run("fetch", "--quiet", remote, branch)
     except GitError as exc:
         raise Conflict(
-            f"fetch from {remote} failed: {_without_credentials(str(exc).removeprefix('git fetch failed: '))}. "
-            "Nothing was merged or pushed: "
-            f"check that the remote is there and reachable (git remote -v; git fetch {remote})"
+            f"fetch from {remote} failed: {_without_credentials(_fetch_reason(exc))}. Nothing was merged or "
+            f"pushed: check that the remote is there and reachable (git remote -v; git fetch {remote})"
         ) from None
 
 
-def _merge(git: Git, upstream: str, app: App) -> list[Crossing]:
+# git's closing advice after a failed fetch, whatever the cause: it says nothing of the cause.
+_FETCH_ADVICE = ("Please make sure you have the correct access rights", "and the repository exists.")
+
+
+def _fetch_reason(exc: GitError) -> str:
+    """Every line git and its transport said, but hints and the stock advice: the line
+    that says why (`ssh: connect to host … refused`) comes before git's own `fatal:`."""
+    lines = [line.strip() for line in exc.stderr.splitlines()]
+    said = [line for line in lines if line and not line.startswith("hint:") and line not in _FETCH_ADVICE]
+    return "; ".join(line.rstrip(".") for line in said) or str(exc)
+
+
+def _merge(git: Git, upstream: str, app: App) -> Kept:
     """Merges `upstream` in; the notes one side edited while the other deleted them
     (services/crossings.py), brought back after a clean merge."""
     if git.has_head() and git.is_ancestor(upstream, "HEAD"):
-        return []  # nothing new upstream
+        return Kept([], None)  # nothing new upstream
     _refuse_unsafe(git, upstream)
     ours = git.resolve("HEAD") if git.has_head() else None
     base = _merge_base(git, ours, upstream)
@@ -208,19 +222,30 @@ def _refuse_unsafe(git: Git, upstream: str) -> None:
             f"nothing merged. Untrack them upstream (git rm -r --cached {STATE_DIR} {TOKENS_NAME}), commit, push",
             paths=state[:20],
         )
-    hooks = _hooks_in_repository(git)
-    if hooks is not None:
-        folder = _folded(hooks.rstrip("/") + "/")
-        changed = [
-            p for p in _listed(git, "diff", "--name-only", f"HEAD...{upstream}") if _folded(p).startswith(folder)
-        ]
+    folders = _hooks_in_repository(git)
+    if folders:
+        changed = [p for p in _listed(git, "diff", "--name-only", f"HEAD...{upstream}") if _reaches(p, folders)]
         if changed:
+            hooks = folders[0]
             raise Conflict(
                 f"{upstream} changes the hooks git runs in this clone (core.hooksPath {hooks}): "
                 f"nothing merged. Read them (git diff HEAD...{upstream} -- :/{hooks}) and merge by hand "
                 "(git merge) if you trust them",
                 paths=changed[:20],
             )
+
+
+def _reaches(path: str, folders: list[str]) -> bool:
+    """Whether a changed path is a hooks folder, lies in one, or is a folder on the way to
+    one: a commit that makes `hooks` (or `tools` of `tools/hooks`) a symlink to a folder of
+    its own files changes the hooks as surely as one that adds `hooks/post-merge`."""
+    changed = _folded(path)
+    return any(
+        changed == folder or changed.startswith(folder + "/") or folder.startswith(changed + "/")
+        if folder != "."
+        else "/" not in changed  # core.hooksPath is the work tree's top: a file there is a hook
+        for folder in (_folded(f) for f in folders)
+    )
 
 
 def _listed(git: Git, *args: str) -> list[str]:
@@ -238,20 +263,22 @@ def _folded(name: str) -> str:
     return unicodedata.normalize("NFKC", "".join(c for c in text if unicodedata.category(c) != "Cf"))
 
 
-def _hooks_in_repository(git: Git) -> str | None:
+def _hooks_in_repository(git: Git) -> list[str]:
     """The folder of git's hooks, relative to the repository's top (`git diff` names are),
-    when a commit can change it (core.hooksPath inside the work tree); None for .git/hooks
-    or one outside."""
+    as configured and as its symlinks resolve now, each that a commit can change (inside
+    the work tree); none for .git/hooks or a folder outside."""
     try:
         configured = git.run("config", "--get", "core.hooksPath").strip()
     except GitError:
-        return None  # not set: .git/hooks, which no commit can reach
+        return []  # not set: .git/hooks, which no commit can reach
     top = git.top.resolve()
     folder = Path(configured).expanduser()
-    folder = (folder if folder.is_absolute() else top / folder).resolve()
-    if folder != top and top not in folder.parents:
-        return None
-    return Path(os.path.relpath(folder, top)).as_posix()
+    spelled = Path(os.path.normpath(folder if folder.is_absolute() else top / folder))
+    out = []
+    for candidate in (spelled, spelled.resolve()):
+        if candidate == top or top in candidate.parents:
+            out.append(Path(os.path.relpath(candidate, top)).as_posix())
+    return list(dict.fromkeys(out))
 
 
 def _moved_meanwhile(message: str) -> bool:
@@ -274,15 +301,17 @@ def _shown(app: App, path: str) -> bool:
     return app.ghost is None or readable(app, path)
 
 
-def _pulled_commits(app: App, git: Git, before: str | None, after: str | None) -> int:
-    """How many commits the pull brought; to a ghost, those that changed a note it may be
-    told of: one that touched only another ghost's private notes is not counted (SPEC §3)."""
+def _pulled_commits(app: App, git: Git, before: str | None, after: str | None, own: set[str]) -> int:
+    """How many commits the pull brought (not `own`, sync's own after merging); to a ghost,
+    those that changed a note it may be told of: one that touched only another ghost's
+    private notes is not counted (SPEC §3)."""
     if before is None or after is None or before == after:
         return 0
     if app.ghost is None:
-        return int(git.run("rev-list", "--count", f"{before}..{after}"))
+        return int(git.run("rev-list", "--count", f"{before}..{after}")) - len(own)
     out = git.run("log", "--format=%x00%H", "--name-only", "--no-renames", f"{before}..{after}", "--", ".")
-    commits = [block.splitlines()[1:] for block in out.split("\0")[1:]]
+    blocks = [block.splitlines() for block in out.split("\0")[1:]]
+    commits = [lines[1:] for lines in blocks if lines and lines[0] not in own]
     return sum(1 for files in commits if any(_told(app, git, f) for f in files if f))
 
 

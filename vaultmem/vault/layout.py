@@ -10,6 +10,7 @@ import errno
 import os
 import re
 import stat as stat_mod
+import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -237,13 +238,21 @@ def can_write(location: Location, ghost: str | None, config: VaultConfig) -> boo
 
 
 def project_members(config: VaultConfig, project: str) -> tuple[str, ...] | None:
-    """The ghosts a project's folder is open to; None for every ghost. Its name is matched
-    without regard to ASCII case, as classify matches scope folders: on macOS
-    `project/Closed/` is the folder `[projects.closed]` closes. Where two entries fold to
-    one name, only the ghosts both list may read."""
-    key = project.translate(_ASCII_LOWER)
-    closed = [set(m) for name, m in config.projects.items() if name.translate(_ASCII_LOWER) == key and m is not None]
+    """The ghosts a project's folder is open to; None for every ghost. Names are matched as
+    the most folding disk matches them and then some (_project_key): on macOS and Windows
+    `project/Closed/` and `project/ÄRZTE/` are the folders `[projects.closed]` and
+    `[projects."ärzte"]` close. A miss would open the folder to every ghost, so the match
+    errs wide; where entries fold to one name, only the ghosts all of them list may read."""
+    key = _project_key(project)
+    closed = [set(m) for name, m in config.projects.items() if _project_key(name) == key and m is not None]
     return None if not closed else tuple(sorted(set.intersection(*closed)))
+
+
+def _project_key(name: str) -> str:
+    """Unicode case folded, compatibility forms joined (APFS ignores normalization; U+212A
+    KELVIN SIGN is `k` there), format characters dropped (HFS+ ignored them)."""
+    text = unicodedata.normalize("NFKC", name).casefold()
+    return unicodedata.normalize("NFKC", "".join(c for c in text if unicodedata.category(c) != "Cf"))
 
 
 EVERYONE = "everyone"  # readers of a note every caller sees, a person at the terminal included

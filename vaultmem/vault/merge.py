@@ -22,6 +22,7 @@ in the body only (a key's conflict as a marked block at the end of the body), wh
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -60,22 +61,27 @@ def merge_note(base: str, ours: str, theirs: str, merge_text: MergeText) -> Merg
     """The merged note (module docstring). Notes whose front matter does not parse merge as
     plain text, markers and all: there is no key to merge by.
 
-    Line endings are not words: a side that turned every line's LF into CRLF (a Windows
+    Line endings are not words: a side that turned its lines' LF into CRLF (a Windows
     editor's save) would otherwise have changed every line, and any edit on the other side
-    would conflict over the whole note. Texts wholly in CRLF merge as LF; the result takes
-    the endings of the side that changed them (ours first), else the base's."""
-    crlf = [_all_crlf(text) for text in (base, ours, theirs)]
-    if not any(crlf):
+    would conflict over the whole note. Where the sides' endings differ (most lines CRLF on
+    one, LF on another) they merge as LF, and the result takes the endings of the side that
+    changed them (ours first), else the base's. Where they agree, the texts merge as they
+    are, each line's own ending kept (a pasted CRLF line in an LF note included)."""
+    styles = [_mostly_crlf(text) for text in (base, ours, theirs)]
+    if len(set(styles)) == 1:
         return _merge_note(base, ours, theirs, merge_text)
-    b, o, t = (text.replace("\r\n", "\n") if c else text for text, c in zip((base, ours, theirs), crlf, strict=True))
+    b, o, t = (text.replace("\r\n", "\n") for text in (base, ours, theirs))
     merged = _merge_note(b, o, t, merge_text)
-    wanted = crlf[1] if crlf[1] != crlf[0] else crlf[2] if crlf[2] != crlf[0] else crlf[0]
-    return Merged(merged.text.replace("\n", "\r\n") if wanted else merged.text, merged.conflicts)
+    wanted = styles[1] if styles[1] != styles[0] else styles[2] if styles[2] != styles[0] else styles[0]
+    return Merged(_CRLF_AT.sub("\r\n", merged.text) if wanted else merged.text, merged.conflicts)
 
 
-def _all_crlf(text: str) -> bool:
-    """Whether every line of `text` ends in CRLF (a text of mixed endings is left as it is)."""
-    return "\r\n" in text and text.count("\r\n") == text.count("\n")
+_CRLF_AT = re.compile(r"(?<!\r)\n")  # an LF without its CR: where CRLF goes (never \r\r\n)
+
+
+def _mostly_crlf(text: str) -> bool:
+    """Whether most of `text`'s lines end in CRLF."""
+    return text.count("\r\n") * 2 > text.count("\n")
 
 
 def _merge_note(base: str, ours: str, theirs: str, merge_text: MergeText) -> Merged:
