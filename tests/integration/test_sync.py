@@ -453,3 +453,62 @@ def test_links_rewritten_by_a_move_bring_no_deleted_note_back(clones: tuple[Path
     assert moved["links_updated"] == [plan["path"]]
     assert a.ok("sync")["crossed"] == []
     assert not (one / plan["path"]).exists() and len(_trashed(one)) == 1
+
+
+def test_a_note_both_clones_deleted_merges_with_both_trash_copies(clones: tuple[Path, Path]) -> None:  # noqa: F811
+    """Two agents on two machines retire the same memory: each delete moved it into a trash
+    folder of its own, and git stopped on the two renames (found by review). Both copies
+    are kept, the note stays deleted, and the merge goes through."""
+    one, two = clones
+    a, b = Cli(one), Cli(two)
+    made = create(a, "Stale", "alice", body="# Stale\n\nOld news.")
+    a.ok("sync")
+    b.ok("sync")
+    a.ok("note", "delete", made["id"], ghost="alice")
+    b.ok("note", "delete", made["id"], ghost="bob")
+    a.ok("sync")
+    merged = b.ok("sync")
+    assert merged["crossed"] == [] and merged["pushed"] is True
+    a.ok("sync")
+    for root, cli in ((one, a), (two, b)):
+        assert not (root / made["path"]).exists() and len(_trashed(root)) == 2
+        assert git(root, "status", "--porcelain").stdout == ""
+        assert cli.ok("trash", "list")["count"] == 2
+    assert head(one) == head(two)
+
+
+def test_a_delete_crossing_a_move_stops_sync_with_what_happened(clones: tuple[Path, Path]) -> None:  # noqa: F811
+    """A note deleted on one clone and moved on the other is a person's call: sync stops,
+    and the message no longer speaks of conflict markers there are none of."""
+    one, two = clones
+    a, b = Cli(one), Cli(two)
+    made = create(a, "Draft", "alice", body="# Draft\n\nText.")
+    a.ok("sync")
+    b.ok("sync")
+    a.ok("note", "delete", made["id"], ghost="alice")
+    b.ok("note", "move", made["id"], "shared/Kept/Draft.md", ghost="alice")
+    a.ok("sync")
+    stopped = b("sync")
+    assert stopped.exit_code == 4, stopped.stdout
+    message = stopped.data["error"]["message"]
+    assert "deleted, moved or added" in message and "markers" not in message, message
+    assert made["path"] in stopped.data["error"]["paths"]
+
+
+def test_an_edit_that_crossed_an_obsidian_delete_brings_the_note_back(clones: tuple[Path, Path]) -> None:  # noqa: F811
+    """Obsidian's own delete moves a note to `.trash/<name>` (no time folder, no path): the
+    one deleted note of that name is where it came from."""
+    one, two = clones
+    a, b = Cli(one), Cli(two)
+    made = create(a, "Groceries", "alice", body="# Groceries\n\nMilk.")
+    a.ok("sync")
+    b.ok("sync")
+    a.ok("note", "update", made["id"], "--append", "Eggs, added by the agent.", ghost="alice")
+    (two / ".trash").mkdir(exist_ok=True)
+    git(two, "mv", made["path"], ".trash/Groceries.md")  # what Obsidian's delete does on disk
+    git(two, "commit", "-q", "-m", "deleted in Obsidian")
+    a.ok("sync")
+    (crossed,) = b.ok("sync")["crossed"]
+    assert crossed == {"path": made["path"], "trashed_to": ".trash/Groceries.md", "restored": True}
+    assert "Eggs, added by the agent." in (two / made["path"]).read_text()
+    assert not (two / ".trash" / "Groceries.md").exists()

@@ -1,11 +1,14 @@
 """An edit that crossed a delete: one clone changed a note while another deleted it.
 
-`note delete` moves a note into `.trash/<UTC time>/<path>`; git sees a rename, and its
-merge carries the other clone's edit along into the trash, where nobody reads it. A
-person's or agent's words written after the delete's author last saw the note are newer
-than the delete, so `sync` brings the note back to where it was, edit and all, in a
-commit of its own (`trash restore` by hand would do the same). Where a note has since
-been made at that path, the edited copy stays in the trash and is reported.
+`note delete` moves a note into `.trash/<UTC time>/<path>` (Obsidian's own delete, into
+`.trash/<name>`); git sees a rename, and its merge carries the other clone's edit along
+into the trash, where nobody reads it. A person's or agent's words written after the
+delete's author last saw the note are newer than the delete, so `sync` brings the note
+back to where it was, edit and all, in a commit of its own (`trash restore` by hand would
+do the same). Where a note has since been made at that path, the edited copy stays in
+the trash and is reported.
+
+A note both clones deleted is no conflict either (settle_double_deletes).
 """
 
 from __future__ import annotations
@@ -49,13 +52,26 @@ def crossings(git: Git, base: str, trasher: str, editor: str) -> list[tuple[str,
     changed = set(_names(git, "M", base, editor, "."))
     found = []
     for trashed in added:
-        parts = trashed.split("/", 2)
-        if len(parts) == 3 and DELETE_BATCH.match(parts[1]) and parts[2] in gone and parts[2] in changed:
-            found.append((parts[2], trashed))
+        original = _deleted_from(trashed, gone)
+        if original is not None and original in changed:
+            found.append((original, trashed))
     if not found:
         return []
     before, after = git.contents(base, [p for p, _ in found]), git.contents(editor, [p for p, _ in found])
     return [(p, t) for p, t in found if _words(before[p]) != _words(after[p])]
+
+
+def _deleted_from(trashed: str, gone: set[str]) -> str | None:
+    """Where a trashed file was deleted from: vaultmem's `.trash/<time>/<path>` says it;
+    Obsidian's own delete (`.trash/<name>`) keeps the name alone, so the one deleted note
+    of that name, if there is just one."""
+    parts = trashed.split("/", 2)
+    if len(parts) == 3 and DELETE_BATCH.match(parts[1]):
+        return parts[2] if parts[2] in gone else None
+    if len(parts) == 2:
+        named = [path for path in gone if path.rsplit("/", 1)[-1] == parts[1]]
+        return named[0] if len(named) == 1 else None
+    return None
 
 
 _LINK_TARGETS = re.compile(r"\[\[[^\]\n]*\]\]|\]\([^)\n]*\)")
@@ -98,3 +114,29 @@ def _names(git: Git, status: str, old: str, new: str, where: str) -> list[str]:
     out = git.run_bytes("diff", "-z", "--name-only", "--no-renames", f"--diff-filter={status}", old, new, "--", where)
     names = (git.vault_path(n) for n in out.decode("utf-8", "surrogateescape").split("\0") if n)
     return [n for n in names if n is not None and utf8_name(n)]
+
+
+def settle_double_deletes(git: Git) -> bool:
+    """After a merge that stopped: when all that stopped it is notes both sides deleted,
+    each moving it into a `.trash/<time>/` folder of its own (git's rename/rename
+    conflict), keep both trash copies, the note deleted, and finish the merge. False, with
+    nothing done, when anything else is unmerged: that is a person's to resolve."""
+    stages: dict[str, set[str]] = {}
+    out = git.run_bytes("ls-files", "-u", "-z", "--", ".").decode("utf-8", "surrogateescape")
+    for entry in out.split("\0"):
+        if entry:
+            info, _, path = entry.partition("\t")
+            stages.setdefault(path, set()).add(info.split()[-1])
+    gone = {path for path, s in stages.items() if s == {"1"}}  # deleted on both sides
+    copies = [path for path, s in stages.items() if s in ({"2"}, {"3"})]  # added by one side
+    if not gone or len(gone) + len(copies) != len(stages):
+        return False
+    for path in copies:
+        parts = path.split("/", 2)
+        if len(parts) < 3 or parts[0] != TRASH_RELPATH or not DELETE_BATCH.match(parts[1]) or parts[2] not in gone:
+            return False
+    if copies:
+        git.run("add", "--", *copies)
+    git.run("rm", "-q", "--cached", "--", *gone)
+    git.run("commit", "-q", "--no-edit", env={"GIT_MERGE_AUTOEDIT": "no"})
+    return True

@@ -31,7 +31,7 @@ from vaultmem.models import SyncResult
 from vaultmem.paths import TOKENS_NAME
 from vaultmem.services.app import App
 from vaultmem.services.commits import commit_pending, pending_changes, refuse_mid_merge
-from vaultmem.services.crossings import Crossing, Kept, keep_crossed_edits
+from vaultmem.services.crossings import Crossing, Kept, keep_crossed_edits, settle_double_deletes
 from vaultmem.services.gitsetup import NOTES_ATTRIBUTE, driver_command
 from vaultmem.services.review import readable
 from vaultmem.vault.git import Git, GitError
@@ -174,7 +174,8 @@ def _merge(git: Git, upstream: str, app: App) -> Kept:
         try:
             git.run("merge", "--no-edit", "--quiet", upstream, env={"GIT_MERGE_AUTOEDIT": "no"})
         except GitError as exc:
-            _merge_failed(git, upstream, app, exc)
+            if not settle_double_deletes(git):
+                _merge_failed(git, upstream, app, exc)
     return keep_crossed_edits(git, base, ours, upstream)  # a store write: the lock shared again
 
 
@@ -188,13 +189,22 @@ def _merge_base(git: Git, ours: str | None, upstream: str) -> str | None:
 
 
 def _merge_failed(git: Git, upstream: str, app: App, exc: GitError) -> NoReturn:
-    unmerged = sorted({line.split("\t", 1)[-1] for line in git.run("ls-files", "-u", "--", ".").splitlines()})
-    if unmerged:
-        shown = [p for p in unmerged if _shown(app, p)]
+    stages: dict[str, set[str]] = {}
+    for line in git.run("ls-files", "-u", "--", ".").splitlines():
+        info, _, path = line.partition("\t")
+        stages.setdefault(path, set()).add(info.split()[-1])
+    if stages:
+        shown = sorted(p for p in stages if _shown(app, p))
+        marked = any({"2", "3"} <= s for s in stages.values())  # both sides' text: markers in it
         raise Conflict(
-            "the merge left notes both sides changed on the same lines (markers in their bodies; "
-            "`vaultmem lint` names them): resolve them, `git add` and `git commit`, then sync again "
-            "— or `git merge --abort`",
+            (
+                "the merge left notes both sides changed on the same lines (markers in their bodies; "
+                "`vaultmem lint` names them)"
+                if marked
+                else "the merge stopped on notes one side deleted, moved or added while the other changed them "
+                "(`git status` says how)"
+            )
+            + ": resolve them, `git add` and `git commit`, then sync again — or `git merge --abort`",
             paths=shown[:50],
         ) from None
     raise Conflict(f"merging {upstream} failed: {_said(exc, app)}") from None
