@@ -512,3 +512,69 @@ def test_an_edit_that_crossed_an_obsidian_delete_brings_the_note_back(clones: tu
     assert crossed == {"path": made["path"], "trashed_to": ".trash/Groceries.md", "restored": True}
     assert "Eggs, added by the agent." in (two / made["path"]).read_text()
     assert not (two / ".trash" / "Groceries.md").exists()
+
+
+def test_both_deletes_of_a_note_both_edited_keep_each_sides_own_words(clones: tuple[Path, Path]) -> None:  # noqa: F811
+    """Both clones changed the same line, then each deleted the note: git's conflict wrote
+    one text, markers and all, into both trash copies (found by review). Each copy now holds
+    its own side's words; a pre-commit hook that would refuse does not stop the merge (git
+    merge runs none)."""
+    one, two = clones
+    a, b = Cli(one), Cli(two)
+    made = create(a, "Plan", "alice", body="# Plan\n\nLine one.\n\nLine two.\n\nLine three.")
+    a.ok("sync")
+    b.ok("sync")
+    for root, cli, who in ((one, a, "ONE"), (two, b, "TWO")):
+        a_path = root / made["path"]
+        a_path.write_text(a_path.read_text().replace("Line two.", f"Line two, by {who}."))
+        git(root, "commit", "-q", "-a", "-m", f"{who} edits")
+        cli.ok("note", "delete", made["id"], ghost="alice")
+    (two / "hooks").mkdir(exist_ok=True)
+    (two / "hooks" / "pre-commit").write_text("#!/bin/sh\nexit 1\n")
+    (two / "hooks" / "pre-commit").chmod(0o755)
+    git(two, "config", "core.hooksPath", "hooks")
+    git(two, "add", "hooks/pre-commit")
+    git(two, "commit", "-q", "--no-verify", "-m", "a guard")
+    a.ok("sync")
+    b.ok("sync")
+    copies = {p.read_text().count("Line two, by ONE.") + 2 * p.read_text().count("Line two, by TWO.")
+              for p in (two / ".trash").rglob("*.md")}  # fmt: skip
+    assert copies == {1, 2}  # one copy each, no copy holding both
+    assert all(not has_conflict_markers(p.read_text()) for p in (two / ".trash").rglob("*.md"))
+
+
+def test_a_persons_file_in_the_trash_is_never_taken_for_a_deleted_note(clones: tuple[Path, Path]) -> None:  # noqa: F811
+    """A note moved elsewhere is not deleted, and a file that only turned up in `.trash/`
+    (a person's discarded draft of the same name) is no note's: nothing is brought back
+    (found by review: the draft took the note's place and was pushed)."""
+    one, two = clones
+    a, b = Cli(one), Cli(two)
+    made = create(a, "Plan", "alice", body="# Plan\n\nLine.")
+    a.ok("sync")
+    b.ok("sync")
+    b.ok("note", "move", made["id"], "shared/Projects/Plan.md", ghost="alice")
+    (two / ".trash").mkdir(exist_ok=True)
+    (two / ".trash" / "Plan.md").write_text("MY PRIVATE DRAFT: salary numbers\n")
+    git(two, "add", "-f", ".trash/Plan.md")
+    git(two, "commit", "-q", "-m", "draft")
+    b.ok("sync")
+    a.ok("note", "update", made["id"], "--append", "Edited on one.", ghost="alice")
+    assert a.ok("sync")["crossed"] == []
+    assert not (one / made["path"]).exists() and (one / ".trash" / "Plan.md").exists()
+
+
+def test_a_clone_with_no_commits_yet_is_told_what_to_do(tmp_path: Path) -> None:
+    """A vault just made a repository, a remote added, nothing committed: sync said
+    "git rev-parse failed: ambiguous argument 'HEAD'" (found by review). The advice, as
+    written, gets it syncing."""
+    fresh = tmp_path / "fresh"
+    Cli(tmp_path)("init", str(fresh), "--ghost", "alice")
+    git(fresh, "init", "-q", "-b", "main")
+    git(fresh, "remote", "add", "origin", str(tmp_path / "empty.git"))
+    git(tmp_path, "init", "-q", "--bare", str(tmp_path / "empty.git"))
+    Cli(fresh).ok("git", "setup")
+    told = Cli(fresh)("sync")
+    assert told.exit_code == 5 and "no commits yet" in told.data["error"]["message"], told.stdout
+    Cli(fresh).ok("commit")
+    git(fresh, "push", "-q", "-u", "origin", "HEAD")
+    assert Cli(fresh).ok("sync")["pushed"] is True

@@ -6,6 +6,7 @@ and `Hooks/post-merge` in the hooks folder the merge runs. Real git, one commit 
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -124,3 +125,89 @@ def test_a_symlink_made_at_the_hooks_folder_is_refused(tmp_path: Path) -> None:
 )
 def test_reaches(path: str, folders: list[str], reaches: bool) -> None:
     assert _reaches(path, folders) is reaches
+
+
+def _base(tmp_path: Path, hooks_path: str | None = "hooks") -> Path:
+    _git(tmp_path, "init", "-q", "-b", "main")
+    _git(tmp_path, "config", "user.name", "t")
+    _git(tmp_path, "config", "user.email", "t@example.com")
+    if hooks_path is not None:
+        _git(tmp_path, "config", "core.hooksPath", hooks_path)
+    for name, text in (("shared/a.md", "# A\n"), ("tools/post-merge.sh", "#!/bin/sh\ntrue\n")):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+def _upstream_changing(repo: Path, change: Callable[[Path], None]) -> str:
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "base")
+    _git(repo, "checkout", "-q", "-b", "up")
+    change(repo)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "teammate")
+    _git(repo, "checkout", "-q", "main")
+    return "up"
+
+
+def _rewrite_tool(repo: Path) -> None:
+    (repo / "tools" / "post-merge.sh").write_text("#!/bin/sh\necho pwned\n")
+
+
+def test_a_hook_that_links_to_a_tracked_script_guards_the_script(tmp_path: Path) -> None:
+    """hooks/post-merge -> ../tools/post-merge.sh: a change to the script is a change to
+    the hook (found by review)."""
+    repo = _base(tmp_path)
+    (repo / "hooks").mkdir()
+    (repo / "hooks" / "post-merge").symlink_to("../tools/post-merge.sh")
+    upstream = _upstream_changing(repo, _rewrite_tool)
+    with pytest.raises(Conflict, match="changes the hooks") as refused:
+        _refuse_unsafe(Git.of(repo), upstream)
+    assert refused.value.details["paths"] == ["tools/post-merge.sh"]
+
+
+def test_git_s_own_hooks_folder_linking_into_the_work_tree_is_guarded(tmp_path: Path) -> None:
+    """No core.hooksPath: .git/hooks/post-merge linked to a tracked script (a common setup)."""
+    repo = _base(tmp_path, hooks_path=None)
+    (repo / ".git" / "hooks" / "post-merge").symlink_to("../../tools/post-merge.sh")
+    upstream = _upstream_changing(repo, _rewrite_tool)
+    with pytest.raises(Conflict, match="changes the hooks"):
+        _refuse_unsafe(Git.of(repo), upstream)
+
+
+def test_a_hooks_path_spelled_through_a_symlinked_folder_is_guarded(tmp_path: Path) -> None:
+    """core.hooksPath absolute through a symlink to the repository; `hooks` a tracked
+    symlink a commit repoints (found by review)."""
+    (tmp_path / "repo").mkdir()
+    repo = _base(tmp_path / "repo", hooks_path=None)
+    (tmp_path / "link").symlink_to(repo)
+    _git(repo, "config", "core.hooksPath", str(tmp_path / "link" / "hooks"))
+    (repo / "tools-hooks").mkdir()
+    (repo / "tools-hooks" / "pre-commit").write_text("#!/bin/sh\ntrue\n")
+    (repo / "hooks").symlink_to("tools-hooks")
+
+    def repoint(root: Path) -> None:
+        (root / "evil").mkdir()
+        (root / "evil" / "post-merge").write_text("#!/bin/sh\necho pwned\n")
+        (root / "hooks").unlink()
+        (root / "hooks").symlink_to("evil")
+
+    with pytest.raises(Conflict, match="changes the hooks") as refused:
+        _refuse_unsafe(Git.of(repo), _upstream_changing(repo, repoint))
+    assert "hooks" in refused.value.details["paths"]
+
+
+def test_a_hook_renamed_away_is_refused(tmp_path: Path) -> None:
+    """`git mv hooks/pre-commit docs/` removes a person's guard; a rename lists only its new
+    name unless renames are off (found by review)."""
+    repo = _base(tmp_path)
+    (repo / "hooks").mkdir()
+    (repo / "hooks" / "pre-commit").write_text("#!/bin/sh\ntrue\n")
+
+    def rename(root: Path) -> None:
+        (root / "docs").mkdir()
+        (root / "hooks" / "pre-commit").rename(root / "docs" / "pre-commit.sample")
+
+    with pytest.raises(Conflict, match="changes the hooks") as refused:
+        _refuse_unsafe(Git.of(repo), _upstream_changing(repo, rename))
+    assert "hooks/pre-commit" in refused.value.details["paths"]

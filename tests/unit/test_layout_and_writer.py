@@ -276,6 +276,7 @@ def test_symlink_refusal(tmp_path: Path, link: str, target: str, refusal: str | 
         ("caf\u00e9", "project/cafe\u0301/a.md"),  # APFS: NFD is the same name
         ("kiwi", "project/\u212aiwi/a.md"),  # KELVIN SIGN: `k` on APFS
         ("kiwi", "project/ki\u200bwi/a.md"),  # HFS+ ignored zero-width marks
+        ("clinic", "project/cl\u0131n\u0131c/a.md"),  # DOTLESS I: NTFS's upcase table makes it I
     ],
 )
 def test_a_closed_project_stays_closed_however_a_disk_spells_it(entry: str, folder: str) -> None:

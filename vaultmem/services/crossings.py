@@ -13,6 +13,7 @@ A note both clones deleted is no conflict either (settle_double_deletes).
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 
@@ -46,32 +47,43 @@ class Kept:
 
 def crossings(git: Git, base: str, trasher: str, editor: str) -> list[tuple[str, str]]:
     """(note path, trash path) of each note `trasher` moved to .trash/ since `base` while
-    `editor` changed it. Vault-relative paths."""
-    added = _names(git, "A", base, trasher, TRASH_RELPATH)
-    gone = set(_names(git, "D", base, trasher, "."))
+    `editor` changed its words. Vault-relative paths."""
+    moved = _trashed(git, base, trasher)
+    if not moved:
+        return []
     changed = set(_names(git, "M", base, editor, "."))
-    found = []
-    for trashed in added:
-        original = _deleted_from(trashed, gone)
-        if original is not None and original in changed:
-            found.append((original, trashed))
+    found = [(path, trashed) for path, trashed in moved.items() if path in changed]
     if not found:
         return []
     before, after = git.contents(base, [p for p, _ in found]), git.contents(editor, [p for p, _ in found])
     return [(p, t) for p, t in found if _words(before[p]) != _words(after[p])]
 
 
-def _deleted_from(trashed: str, gone: set[str]) -> str | None:
-    """Where a trashed file was deleted from: vaultmem's `.trash/<time>/<path>` says it;
-    Obsidian's own delete (`.trash/<name>`) keeps the name alone, so the one deleted note
-    of that name, if there is just one."""
-    parts = trashed.split("/", 2)
-    if len(parts) == 3 and DELETE_BATCH.match(parts[1]):
-        return parts[2] if parts[2] in gone else None
-    if len(parts) == 2:
-        named = [path for path in gone if path.rsplit("/", 1)[-1] == parts[1]]
-        return named[0] if len(named) == 1 else None
-    return None
+def _trashed(git: Git, base: str, side: str) -> dict[str, str]:
+    """The notes `side` deleted since `base`: note path -> its trash path, as git pairs them
+    (a delete moves the file unchanged) into the place a delete puts it — vaultmem's
+    `.trash/<time>/<path>`, Obsidian's `.trash/<name>`. A file that only turned up in the
+    trash (a person's own) is no note's, and a note moved elsewhere is not deleted."""
+    out = git.run_bytes("diff", "-z", "--name-status", "-M", "--diff-filter=R", base, side, "--", ".")
+    fields = out.decode("utf-8", "surrogateescape").split("\0")
+    pairs: dict[str, str] = {}
+    for at in range(0, len(fields) - 2, 3):
+        old, new = git.vault_path(fields[at + 1]), git.vault_path(fields[at + 2])
+        if old is None or new is None or not (utf8_name(old) and utf8_name(new)):
+            continue
+        if _trash_of(new) in (old, old.rsplit("/", 1)[-1]):
+            pairs[old] = new
+    return pairs
+
+
+def _trash_of(path: str) -> str | None:
+    """What a trash path holds: `.trash/<time>/<path>` the path, `.trash/<name>` the name."""
+    parts = path.split("/", 2)
+    if parts[0] != TRASH_RELPATH or len(parts) < 2:
+        return None
+    if len(parts) == 3:
+        return parts[2] if DELETE_BATCH.match(parts[1]) else None
+    return parts[1]
 
 
 _LINK_TARGETS = re.compile(r"\[\[[^\]\n]*\]\]|\]\([^)\n]*\)")
@@ -117,26 +129,34 @@ def _names(git: Git, status: str, old: str, new: str, where: str) -> list[str]:
 
 
 def settle_double_deletes(git: Git) -> bool:
-    """After a merge that stopped: when all that stopped it is notes both sides deleted,
-    each moving it into a `.trash/<time>/` folder of its own (git's rename/rename
-    conflict), keep both trash copies, the note deleted, and finish the merge. False, with
-    nothing done, when anything else is unmerged: that is a person's to resolve."""
+    """After a merge that stopped: when all that stopped it, in the whole repository, is
+    notes both sides deleted, each into a trash place of its own (git's rename/rename
+    conflict), keep each side's own copy, the note deleted, and finish the merge. False,
+    with nothing done, when anything else is unmerged: that is a person's to resolve.
+
+    Each copy is written from its own side: git's conflict puts one text merged from both,
+    markers and all, in both places."""
     stages: dict[str, set[str]] = {}
-    out = git.run_bytes("ls-files", "-u", "-z", "--", ".").decode("utf-8", "surrogateescape")
+    whole = os.path.relpath(git.top, git.root)  # the repository's top (pathspecs are literal here: no `:/`)
+    out = git.run_bytes("ls-files", "-u", "-z", "--full-name", "--", whole).decode("utf-8", "surrogateescape")
     for entry in out.split("\0"):
         if entry:
-            info, _, path = entry.partition("\t")
+            info, _, repo_path = entry.partition("\t")
+            path = git.vault_path(repo_path)
+            if path is None or not utf8_name(path):
+                return False  # outside the vault: not ours to settle
             stages.setdefault(path, set()).add(info.split()[-1])
     gone = {path for path, s in stages.items() if s == {"1"}}  # deleted on both sides
-    copies = [path for path, s in stages.items() if s in ({"2"}, {"3"})]  # added by one side
+    copies = {path: s for path, s in stages.items() if s in ({"2"}, {"3"})}  # each side's own
     if not gone or len(gone) + len(copies) != len(stages):
         return False
     for path in copies:
-        parts = path.split("/", 2)
-        if len(parts) < 3 or parts[0] != TRASH_RELPATH or not DELETE_BATCH.match(parts[1]) or parts[2] not in gone:
+        held = _trash_of(path)
+        if held is None or not any(held in (note, note.rsplit("/", 1)[-1]) for note in gone):
             return False
-    if copies:
-        git.run("add", "--", *copies)
-    git.run("rm", "-q", "--cached", "--", *gone)
-    git.run("commit", "-q", "--no-edit", env={"GIT_MERGE_AUTOEDIT": "no"})
+    for path, side in copies.items():
+        git.run("checkout", "HEAD" if side == {"2"} else "MERGE_HEAD", "--", path)
+    git.run("rm", "-q", "--cached", "--", *sorted(gone))
+    # --no-verify: the hooks `git merge` runs, no others (a pre-commit hook would stop here)
+    git.run("commit", "-q", "--no-edit", "--no-verify", env={"GIT_MERGE_AUTOEDIT": "no"})
     return True

@@ -105,6 +105,11 @@ def _upstream(git: Git) -> str:
     remotes = git.run("remote").split()
     if not remotes:
         raise InvalidInput("this clone has no remote to sync with: `git remote add origin URL` first")
+    if not git.has_head():  # a new repository: no branch to push yet
+        raise InvalidInput(
+            f"this clone has no commits yet: `vaultmem commit` (or git commit), then `git push -u {remotes[0]} HEAD` "
+            "once, then sync"
+        )
     branch = git.run("rev-parse", "--abbrev-ref", "HEAD").strip()
     if len(remotes) == 1 and branch != "HEAD":
         guess = f"{remotes[0]}/{branch}"
@@ -174,9 +179,16 @@ def _merge(git: Git, upstream: str, app: App) -> Kept:
         try:
             git.run("merge", "--no-edit", "--quiet", upstream, env={"GIT_MERGE_AUTOEDIT": "no"})
         except GitError as exc:
-            if not settle_double_deletes(git):
+            if not _settled(git):
                 _merge_failed(git, upstream, app, exc)
     return keep_crossed_edits(git, base, ours, upstream)  # a store write: the lock shared again
+
+
+def _settled(git: Git) -> bool:
+    try:
+        return settle_double_deletes(git)
+    except GitError:
+        return False  # what is unmerged then stops the sync as any conflict does, git's words kept from a ghost
 
 
 def _merge_base(git: Git, ours: str | None, upstream: str) -> str | None:
@@ -195,7 +207,7 @@ def _merge_failed(git: Git, upstream: str, app: App, exc: GitError) -> NoReturn:
         stages.setdefault(path, set()).add(info.split()[-1])
     if stages:
         shown = sorted(p for p in stages if _shown(app, p))
-        marked = any({"2", "3"} <= s for s in stages.values())  # both sides' text: markers in it
+        marked = any({"2", "3"} <= stages[p] for p in shown)  # both sides' text: markers in it
         raise Conflict(
             (
                 "the merge left notes both sides changed on the same lines (markers in their bodies; "
@@ -234,7 +246,8 @@ def _refuse_unsafe(git: Git, upstream: str) -> None:
         )
     folders = _hooks_in_repository(git)
     if folders:
-        changed = [p for p in _listed(git, "diff", "--name-only", f"HEAD...{upstream}") if _reaches(p, folders)]
+        names = _listed(git, "diff", "--name-only", "--no-renames", f"HEAD...{upstream}")  # a rename: both names
+        changed = [p for p in names if _reaches(p, folders)]
         if changed:
             hooks = folders[0]
             raise Conflict(
@@ -269,25 +282,30 @@ def _folded(name: str) -> str:
     (APFS, NTFS), compatibility forms joined (APFS ignores normalization) and format
     characters dropped (HFS+ ignored zero-width marks). Folding more than any disk costs a
     merge by hand; folding less would let a teammate's pickle or hook in."""
-    text = unicodedata.normalize("NFKC", name).casefold()
+    text = unicodedata.normalize("NFKC", name).upper().casefold()  # upper first: NTFS makes ı I
     return unicodedata.normalize("NFKC", "".join(c for c in text if unicodedata.category(c) != "Cf"))
 
 
 def _hooks_in_repository(git: Git) -> list[str]:
-    """The folder of git's hooks, relative to the repository's top (`git diff` names are),
-    as configured and as its symlinks resolve now, each that a commit can change (inside
-    the work tree); none for .git/hooks or a folder outside."""
+    """What a commit could change to change the hooks git runs here, relative to the
+    repository's top (`git diff` names are): the hooks folder (core.hooksPath, else
+    .git/hooks) as spelled, with its parents' symlinks resolved and wholly resolved, and
+    the file each hook in it resolves to — wherever one of those lies in the work tree.
+    A `hooks` symlink a commit can repoint, and a `.git/hooks/post-merge` that links to a
+    tracked script, are both ways in."""
+    top = git.top.resolve()
     try:
         configured = git.run("config", "--get", "core.hooksPath").strip()
     except GitError:
-        return []  # not set: .git/hooks, which no commit can reach
-    top = git.top.resolve()
+        configured = git.run("rev-parse", "--path-format=absolute", "--git-path", "hooks").strip()
     folder = Path(configured).expanduser()
-    spelled = Path(os.path.normpath(folder if folder.is_absolute() else top / folder))
-    out = []
-    for candidate in (spelled, spelled.resolve()):
-        if candidate == top or top in candidate.parents:
-            out.append(Path(os.path.relpath(candidate, top)).as_posix())
+    spelled = Path(os.path.normpath(folder if folder.is_absolute() else top / folder))  # hooks run at the top
+    places = [spelled, Path(os.path.realpath(spelled.parent)) / spelled.name, spelled.resolve()]
+    try:
+        places += [Path(os.path.realpath(entry.path)) for entry in os.scandir(spelled.resolve())]
+    except OSError:
+        pass  # no hooks folder yet: a commit may still make one (the places above)
+    out = [Path(os.path.relpath(p, top)).as_posix() for p in places if p == top or top in p.parents]
     return list(dict.fromkeys(out))
 
 

@@ -251,7 +251,7 @@ def project_members(config: VaultConfig, project: str) -> tuple[str, ...] | None
 def _project_key(name: str) -> str:
     """Unicode case folded, compatibility forms joined (APFS ignores normalization; U+212A
     KELVIN SIGN is `k` there), format characters dropped (HFS+ ignored them)."""
-    text = unicodedata.normalize("NFKC", name).casefold()
+    text = unicodedata.normalize("NFKC", name).upper().casefold()  # upper first: NTFS makes ı I
     return unicodedata.normalize("NFKC", "".join(c for c in text if unicodedata.category(c) != "Cf"))
 
 
