@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from vaultmem.errors import Conflict
-from vaultmem.services.sync import _folded, _reaches, _refuse_unsafe
+from vaultmem.services.sync import _reaches, _refuse_unsafe
 from vaultmem.vault.git import Git
+from vaultmem.vault.layout import folded as _folded
 
 
 def _git(root: Path, *args: str) -> str:
@@ -22,11 +23,7 @@ def _git(root: Path, *args: str) -> str:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    _git(tmp_path, "init", "-q", "-b", "main")
-    for key, value in (("user.name", "t"), ("user.email", "t@example.com"), ("core.hooksPath", "hooks")):
-        _git(tmp_path, "config", key, value)
-    (tmp_path / "shared").mkdir()
-    (tmp_path / "shared" / "a.md").write_text("# A\n")
+    _base(tmp_path)
     _git(tmp_path, "add", "-A")
     _git(tmp_path, "commit", "-qm", "base")
     return tmp_path

@@ -128,6 +128,21 @@ def _names(git: Git, status: str, old: str, new: str, where: str) -> list[str]:
     return [n for n in names if n is not None and utf8_name(n)]
 
 
+def unmerged(git: Git, whole: bool = False) -> dict[str | None, set[str]]:
+    """The vault's unmerged files -> the index stages git holds of each ("1" base, "2"
+    ours, "3" theirs); `whole`: the repository's (pathspecs are literal here: no `:/`),
+    the files outside the vault under None."""
+    where = os.path.relpath(git.top, git.root) if whole else "."
+    out = git.run_bytes("ls-files", "-u", "-z", "--full-name", "--", where).decode("utf-8", "surrogateescape")
+    stages: dict[str | None, set[str]] = {}
+    for entry in out.split("\0"):
+        if entry:
+            info, _, repo_path = entry.partition("\t")
+            path = git.vault_path(repo_path)
+            stages.setdefault(path if path is not None and utf8_name(path) else None, set()).add(info.split()[-1])
+    return stages
+
+
 def settle_double_deletes(git: Git) -> bool:
     """After a merge that stopped: when all that stopped it, in the whole repository, is
     notes both sides deleted, each into a trash place of its own (git's rename/rename
@@ -136,16 +151,10 @@ def settle_double_deletes(git: Git) -> bool:
 
     Each copy is written from its own side: git's conflict puts one text merged from both,
     markers and all, in both places."""
-    stages: dict[str, set[str]] = {}
-    whole = os.path.relpath(git.top, git.root)  # the repository's top (pathspecs are literal here: no `:/`)
-    out = git.run_bytes("ls-files", "-u", "-z", "--full-name", "--", whole).decode("utf-8", "surrogateescape")
-    for entry in out.split("\0"):
-        if entry:
-            info, _, repo_path = entry.partition("\t")
-            path = git.vault_path(repo_path)
-            if path is None or not utf8_name(path):
-                return False  # outside the vault: not ours to settle
-            stages.setdefault(path, set()).add(info.split()[-1])
+    found = unmerged(git, whole=True)
+    stages = {path: s for path, s in found.items() if path is not None}
+    if len(stages) != len(found):
+        return False  # outside the vault: not ours to settle
     gone = {path for path, s in stages.items() if s == {"1"}}  # deleted on both sides
     copies = {path: s for path, s in stages.items() if s in ({"2"}, {"3"})}  # each side's own
     if not gone or len(gone) + len(copies) != len(stages):

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 import re
-import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
@@ -31,11 +30,11 @@ from vaultmem.models import SyncResult
 from vaultmem.paths import TOKENS_NAME
 from vaultmem.services.app import App
 from vaultmem.services.commits import commit_pending, pending_changes, refuse_mid_merge
-from vaultmem.services.crossings import Crossing, Kept, keep_crossed_edits, settle_double_deletes
+from vaultmem.services.crossings import Crossing, Kept, keep_crossed_edits, settle_double_deletes, unmerged
 from vaultmem.services.gitsetup import NOTES_ATTRIBUTE, driver_command
 from vaultmem.services.review import readable
 from vaultmem.vault.git import Git, GitError
-from vaultmem.vault.layout import is_note_path
+from vaultmem.vault.layout import folded, is_note_path
 from vaultmem.vault.writers import held
 
 PUSH_ATTEMPTS = 3  # merges and pushes when the remote keeps moving under us
@@ -201,12 +200,9 @@ def _merge_base(git: Git, ours: str | None, upstream: str) -> str | None:
 
 
 def _merge_failed(git: Git, upstream: str, app: App, exc: GitError) -> NoReturn:
-    stages: dict[str, set[str]] = {}
-    for line in git.run("ls-files", "-u", "--", ".").splitlines():
-        info, _, path = line.partition("\t")
-        stages.setdefault(path, set()).add(info.split()[-1])
+    stages = unmerged(git)
     if stages:
-        shown = sorted(p for p in stages if _shown(app, p))
+        shown = sorted(p for p in stages if p is not None and _shown(app, p))
         marked = any({"2", "3"} <= stages[p] for p in shown)  # both sides' text: markers in it
         raise Conflict(
             (
@@ -230,12 +226,12 @@ def _refuse_unsafe(git: Git, upstream: str) -> None:
       the next search to load (Whoosh's segment lists are pickles);
     - changes to the hooks git runs here (core.hooksPath in the work tree, as the README's
       pre-commit hook asks): the merge itself would run a new post-merge hook.
-    Names are compared as a case-insensitive disk compares them (_folded): on macOS a
+    Names are compared as a case-insensitive disk compares them (layout.folded): on macOS a
     commit's `.VaultMem/whoosh/...` or `Hooks/post-merge` is written into `.vaultmem/` or
     `hooks/`. A person reads them and merges by hand (`git merge`) if they trust them."""
-    own = {_folded(STATE_DIR), _folded(TOKENS_NAME)}
+    own = {folded(STATE_DIR), folded(TOKENS_NAME)}
     state = [
-        p for p in _listed(git, "ls-tree", "-r", "--name-only", upstream, "--", ".") if _folded(p.split("/")[0]) in own
+        p for p in _listed(git, "ls-tree", "-r", "--name-only", upstream, "--", ".") if folded(p.split("/")[0]) in own
     ]
     if state:
         raise Conflict(
@@ -262,12 +258,12 @@ def _reaches(path: str, folders: list[str]) -> bool:
     """Whether a changed path is a hooks folder, lies in one, or is a folder on the way to
     one: a commit that makes `hooks` (or `tools` of `tools/hooks`) a symlink to a folder of
     its own files changes the hooks as surely as one that adds `hooks/post-merge`."""
-    changed = _folded(path)
+    changed = folded(path)
     return any(
         changed == folder or changed.startswith(folder + "/") or folder.startswith(changed + "/")
         if folder != "."
         else "/" not in changed  # core.hooksPath is the work tree's top: a file there is a hook
-        for folder in (_folded(f) for f in folders)
+        for folder in (folded(f) for f in folders)
     )
 
 
@@ -275,15 +271,6 @@ def _listed(git: Git, *args: str) -> list[str]:
     """A git list of file names, NUL-separated so that no name comes back quoted."""
     out = git.run_bytes(*args[:1], "-z", *args[1:]).decode("utf-8", "surrogateescape")
     return [name for name in out.split("\0") if name]
-
-
-def _folded(name: str) -> str:
-    """A name as a case-insensitive disk would match it, and then some: case folded
-    (APFS, NTFS), compatibility forms joined (APFS ignores normalization) and format
-    characters dropped (HFS+ ignored zero-width marks). Folding more than any disk costs a
-    merge by hand; folding less would let a teammate's pickle or hook in."""
-    text = unicodedata.normalize("NFKC", name).upper().casefold()  # upper first: NTFS makes ı I
-    return unicodedata.normalize("NFKC", "".join(c for c in text if unicodedata.category(c) != "Cf"))
 
 
 def _hooks_in_repository(git: Git) -> list[str]:

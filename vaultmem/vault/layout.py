@@ -239,19 +239,21 @@ def can_write(location: Location, ghost: str | None, config: VaultConfig) -> boo
 
 def project_members(config: VaultConfig, project: str) -> tuple[str, ...] | None:
     """The ghosts a project's folder is open to; None for every ghost. Names are matched as
-    the most folding disk matches them and then some (_project_key): on macOS and Windows
+    the most folding disk matches them and then some (folded): on macOS and Windows
     `project/Closed/` and `project/ÄRZTE/` are the folders `[projects.closed]` and
     `[projects."ärzte"]` close. A miss would open the folder to every ghost, so the match
     errs wide; where entries fold to one name, only the ghosts all of them list may read."""
-    key = _project_key(project)
-    closed = [set(m) for name, m in config.projects.items() if _project_key(name) == key and m is not None]
+    key = folded(project)
+    closed = [set(m) for name, m in config.projects.items() if folded(name) == key and m is not None]
     return None if not closed else tuple(sorted(set.intersection(*closed)))
 
 
-def _project_key(name: str) -> str:
-    """Unicode case folded, compatibility forms joined (APFS ignores normalization; U+212A
-    KELVIN SIGN is `k` there), format characters dropped (HFS+ ignored them)."""
-    text = unicodedata.normalize("NFKC", name).upper().casefold()  # upper first: NTFS makes ı I
+def folded(name: str) -> str:
+    """A name as the most folding disk matches it, and then some: Unicode case folded
+    (APFS, NTFS; upper first, as NTFS's upcase table makes ı `I`), compatibility forms
+    joined (APFS ignores normalization; U+212A KELVIN SIGN is `k` there), format
+    characters dropped (HFS+ ignored zero-width marks). For matches that must err wide."""
+    text = unicodedata.normalize("NFKC", name).upper().casefold()
     return unicodedata.normalize("NFKC", "".join(c for c in text if unicodedata.category(c) != "Cf"))
 
 
