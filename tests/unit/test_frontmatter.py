@@ -428,6 +428,14 @@ def test_parse_note_bom_crlf_gives_clean_values() -> None:
     assert parsed.tags == ("x", "inline")
 
 
+def _reads_as(data: bytes, codec: str) -> bool:
+    try:
+        data.decode(codec)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 @pytest.mark.parametrize(
     ("data", "code"),
     [
@@ -439,8 +447,31 @@ def test_parse_note_bom_crlf_gives_clean_values() -> None:
         ("# No mark\nJust ASCII in UTF-16.\n".encode("utf-16-le"), "not_utf8"),
         ("# No mark\nJust ASCII in UTF-16.\n".encode("utf-16-be"), "not_utf8"),
         (b"\x00\x01\x00\x02 not text", "binary"),
+        ("# Caf\u00e9\nWith its mark.\n".encode("utf-32"), "not_utf8"),
+        ("\ufeff# Mark\nBig-endian.\n".encode("utf-32-be"), "not_utf8"),
+        ("# No mark\nJust ASCII in UTF-32.\n".encode("utf-32-le"), "not_utf8"),
+        ("# No mark\nJust ASCII in UTF-32.\n".encode("utf-32-be"), "not_utf8"),
+        ("\u4e2d\u6587\u7b14\u8bb0\n\u7b2c\u4e8c\u884c".encode("utf-32-be"), "not_utf8"),
+        (b"bin\x00ary\xff\xfe" * 40, "binary"),  # reads as printable letters in UTF-16, not a text
+        (b"\x00\x00\x00\x00" * 8, "binary"),
     ],
-    ids=["nul", "png", "too-large", "utf16-le-bom", "utf16-bom", "utf16-le", "utf16-be", "nul-pairs"],
+    ids=[
+        "nul",
+        "png",
+        "too-large",
+        "utf16-le-bom",
+        "utf16-bom",
+        "utf16-le",
+        "utf16-be",
+        "nul-pairs",
+        "utf32-bom",
+        "utf32-be-bom",
+        "utf32-le",
+        "utf32-be",
+        "utf32-be-cjk",
+        "utf16-printable-binary",
+        "all-nul",
+    ],
 )
 def test_parse_note_unreadable(data: bytes, code: str) -> None:
     parsed = parse_note("shared/x.md", data)
@@ -449,7 +480,8 @@ def test_parse_note_unreadable(data: bytes, code: str) -> None:
     assert parsed.problem.severity == "error"
     assert parsed.problem.path == "shared/x.md"
     if code == "not_utf8":
-        assert "UTF-16" in parsed.problem.message and "save it as UTF-8" in parsed.problem.message
+        wide = "UTF-32" if any(_reads_as(data, c) for c in ("utf-32", "utf-32-le", "utf-32-be")) else "UTF-16"
+        assert f"{wide} text" in parsed.problem.message and "save it as UTF-8" in parsed.problem.message
 
 
 @pytest.mark.parametrize(

@@ -151,16 +151,31 @@ def _string_list(value: Any) -> list[str]:
     return [str(value)]
 
 
-def utf16(data: bytes) -> bool:
-    """Text in UTF-16 (or UTF-32): its byte-order mark, or, without one, a NUL in every other
-    byte of a text that is all ASCII (so every NUL `looks_binary` finds is half a letter)."""
+def wide_encoding(data: bytes) -> str | None:
+    """ "UTF-16" or "UTF-32" for text a Windows tool saved as 'Unicode', None for anything else:
+    its byte-order mark, or, without one, a start that holds NULs (so `looks_binary` would
+    call it binary) and reads whole as printable UTF-32 (strict: a code unit is at most
+    0x10FFFF, which few bytes that are not text satisfy), or is ASCII in UTF-16, a NUL in
+    every other byte. UTF-16 without a mark is not read further: almost any pair of bytes is
+    some printable letter in it."""
+    if data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        return "UTF-32"
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return True
-    head = data[: min(len(data), 512) // 2 * 2]
-    if len(head) < 4:
-        return False
+        return "UTF-16"
+    head = data[: min(len(data), 512) // 4 * 4]
+    if b"\x00" not in head:
+        return None
+    for codec in ("utf-32-le", "utf-32-be"):
+        try:
+            text = head.decode(codec)
+        except UnicodeDecodeError:
+            continue
+        if all(c.isprintable() or c in "\t\n\r" for c in text):
+            return "UTF-32"
     evens, odds = set(head[0::2]), set(head[1::2])
-    return (odds == {0} and 0 not in evens) or (evens == {0} and 0 not in odds)
+    if len(head) >= 4 and ((odds == {0} and 0 not in evens) or (evens == {0} and 0 not in odds)):
+        return "UTF-16"
+    return None
 
 
 def looks_binary(data: bytes) -> bool:
@@ -176,8 +191,11 @@ def parse_note(relpath: str, data: bytes) -> ParsedNote | Unreadable:
             Problem(relpath, "error", "too_large", f"file is {len(data)} bytes; notes are at most {MAX_NOTE_BYTES}"),
             chash,
         )
-    if utf16(data):
-        why = "UTF-16 text (as Windows tools save 'Unicode'); notes are UTF-8, as Obsidian reads them: save it as UTF-8"
+    wide = wide_encoding(data)
+    if wide:
+        why = (
+            f"{wide} text (as Windows tools save 'Unicode'); notes are UTF-8, as Obsidian reads them: save it as UTF-8"
+        )
         return Unreadable(relpath, Problem(relpath, "error", "not_utf8", why), chash)
     if looks_binary(data):
         return Unreadable(relpath, Problem(relpath, "error", "binary", "file holds binary data, not text"), chash)
