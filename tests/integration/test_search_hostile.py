@@ -5,6 +5,7 @@ with the embedding backend `none`, search runs BM25 + graph and says so."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -143,3 +144,25 @@ def test_backend_none_vector_mode_is_invalid_input(nocli: Cli) -> None:
 def test_backend_none_human_output_says_so(nocli: Cli) -> None:
     res = nocli("search", "otters", json_=False)
     assert res.exit_code == 0 and "BM25" in res.stdout + res.stderr
+
+
+@pytest.mark.parametrize(
+    "name",
+    [b"bad\xffname.md", b"caf\xe9.md", b"\xed\xa0\x80half.md", b"ok \xc3\x28.md"],
+    ids=["ff", "latin1", "surrogate-bytes", "bad-continuation"],
+)
+def test_reference_search_skips_a_file_name_that_is_not_utf8(tmp_path: Path, name: bytes) -> None:
+    """A topic's glob that matches a file whose name is not UTF-8 (from another system or a
+    teammate's commit) searches the rest; before, `reference search` failed with an internal
+    error (exit 1) making an id of the name."""
+    import os
+
+    root = make_vault(tmp_path / "v")
+    note(root, "shared/hiking.md", "Hiking boots need breaking in before a long trail.\n", title="Boots")
+    note(root, "reference/topic.md", "Topic.\n", title="Everything", type="topic", files=["shared/*.md"])
+    with open(os.path.join(os.fsencode(root / "shared"), name), "wb") as fh:
+        fh.write(b"Hiking boots, a file with a bad name.\n")
+    cli = Cli(root)
+    res = cli("reference", "search", "Everything", "hiking boots")
+    _sound(res, "reference search")
+    assert [r["summary"]["path"] for r in res.data["results"]] == ["shared/hiking.md"]

@@ -25,7 +25,7 @@ from vaultmem.services.lookup import location_of
 from vaultmem.services.search import FilterSpec, SearchRequest, refresh, search
 from vaultmem.vault.frontmatter import split_document
 from vaultmem.vault.ids import derived_id
-from vaultmem.vault.layout import classify, inside_vault, is_ignored_dir, is_temp_name
+from vaultmem.vault.layout import classify, inside_vault, is_ignored_dir, is_temp_name, utf8_name
 from vaultmem.vault.note import ParsedNote
 from vaultmem.vault.store import check_relpath, disk_path, load_note
 
@@ -48,7 +48,7 @@ def topic_files(app: App, patterns: Sequence[str]) -> list[str]:
             # As the disk spells it: on a case-insensitive disk `Private/alice/x.md` is a
             # private note, and must be classified as one.
             rel = disk_path(root, path.relative_to(root).as_posix())
-            if rel is None:
+            if rel is None or not utf8_name(rel):  # as a note's: no id or JSON holds such a name
                 continue
             parts = rel.split("/")
             if any(is_ignored_dir(p) for p in parts[:-1]) or is_temp_name(parts[-1]):
