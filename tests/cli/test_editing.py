@@ -13,6 +13,7 @@ import pytest
 from tests.cli._util import body_of, front_matter
 from tests.conftest import Cli
 from tests.integration._vaults import make_vault, note
+from vaultmem.vault.note import body_hash
 
 NOW = 1793534400  # 2026-11-01T12:00:00Z
 A = "01JG0" + "A" * 21
@@ -44,7 +45,7 @@ def notes(tmp_path: Path, clock_fixed: None) -> Cli:
     root = make_vault(tmp_path / "vault")
     note(
         root, "shared/Burgundy wine.md", "Red Burgundy.\n", id=A, title="Burgundy wine", type="fact",
-        trust_score=0.5, version=1,
+        trust_score=0.5, version=1, hash=body_hash("Red Burgundy.\n"),  # as vaultmem wrote it
     )  # fmt: skip
     note(root, "private/alice/Secret.md", "Hidden.\n", id="01JG0" + "S" * 21, title="Secret", type="fact")
     return Cli(root)

@@ -238,3 +238,31 @@ def test_trash_is_private_as_the_note_was(cli: Cli) -> None:
     assert res.exit_code == 3 and "Secret" not in res.stdout
     assert cli.ok("trash", "list", ghost="alice")["count"] == 1
     assert re.match(r"^private/alice/Secret\.md$", cli.ok("trash", "restore", made["id"], ghost="alice")["path"])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "---\ntitle: [broken\n---\nBody.\n",  # YAML that does not parse
+        "---\n- a\n- b\n---\nBody.\n",  # front matter that is a list
+        "---\na: &x [*x]\n---\nBody.\n",  # an alias loop
+        "---\ntitle: Open\nBody, the front matter never closed.\n",
+        "Body, no front matter.\n",
+    ],
+    ids=["broken-yaml", "list", "alias-loop", "unclosed", "none"],
+)
+def test_moving_a_note_vaultmem_cannot_rewrite_moves_it_and_says_so(cli: Cli, vault: Path, text: str) -> None:
+    """A move renames the file; the title it takes from its name needs no write. Before, the
+    file moved and the command then failed (exit 5) on the title it tried to write."""
+    (vault / "shared" / "Old name.md").write_text(text, encoding="utf-8")
+    report = cli.ok("note", "move", "Old name", "New name")
+    assert [(m["from"], m["to"]) for m in report["moves"]] == [("shared/Old name.md", "shared/New name.md")]
+    assert (vault / "shared" / "New name.md").read_text(encoding="utf-8") == text
+    assert not (vault / "shared" / "Old name.md").exists()
+
+
+def test_a_note_whose_title_is_its_name_is_renamed_with_it(cli: Cli, vault: Path) -> None:
+    made = cli.ok("note", "create", "--title", "Old name", "--type", "note", "--scope", "shared", "--body", "x")
+    cli.ok("note", "move", made["id"], "New name")
+    assert cli.ok("get", made["id"])["note"]["title"] == "New name"
+    assert "title: New name" in (vault / "shared" / "New name.md").read_text(encoding="utf-8")

@@ -84,9 +84,16 @@ def test_without_expect_version_adding_to_a_hand_edited_note_keeps_both(run_mcp:
         structured(await client.call_tool("memory_note_comment", {"note_id": saved["id"], "comment": "checked"}))
         text = path.read_text()
         assert PERSON in text and "Agent." in text and "wine" in text
-        # once vaultmem has written over the edit (keeping it), a replace needs no version
-        done = structured(await client.call_tool("memory_update", {"note_id": saved["id"], "content": "Fresh."}))
+        # the person's words are still there, under what the agent added without reading
+        # them: a replace that states no version is still refused, one that read it is not
+        refused = error_of(await client.call_tool("memory_update", {"note_id": saved["id"], "content": "Fresh."}))
+        assert refused["code"] == "conflict" and refused["current_version"] == 5, refused
+        assert PERSON in path.read_text()
+        done = structured(
+            await client.call_tool("memory_update", {"note_id": saved["id"], "content": "Fresh.", "expect_version": 5})
+        )
         assert done["version"] == 6
+        assert PERSON not in path.read_text()
 
     run_mcp(body)
 

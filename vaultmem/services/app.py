@@ -149,35 +149,36 @@ class App:
 
     # --- after writes -------------------------------------------------------------------
 
-    def wrote(self, paths: Iterable[str], upkeep: bool = False) -> None:
+    def wrote(self, paths: Iterable[str], upkeep: bool = False, was: Mapping[str, str] | None = None) -> None:
         """Services call this after writing note files (vault-relative paths): each gets its
         line in the write journal at once, and the watcher hears of them (once per batch).
         `upkeep`: writes the caller did not ask for and may not see (the links of another
         ghost's private note to a note it moved): journaled as the note's owner's (a
         person's for a note of a project), so they are never in the caller's journal,
         review or commits (SPEC §3), and the owner's review, commit and revert take them
-        as theirs."""
+        as theirs. `was`: path -> sha256 of the file each write changed, so that review
+        tells a person's edit in between two writes (review.writers)."""
         changed = list(paths)
-        self._journal(changed, upkeep)
+        self._journal(changed, upkeep, was or {})
         if self._held_writes is not None:
             self._held_writes.extend(changed)
         elif changed and self.after_write is not None:
             self.after_write(changed)
 
-    def _journal(self, paths: list[str], upkeep: bool) -> None:
+    def _journal(self, paths: list[str], upkeep: bool, was: Mapping[str, str]) -> None:
         from vaultmem.clock import epoch
         from vaultmem.vault import journal
         from vaultmem.vault.layout import classify
 
         at = journal.stamp(epoch())
         if not upkeep:
-            journal.record(self.root, paths, at, self.ghost, self.model, self.reason, self.person)
+            journal.record(self.root, paths, at, self.ghost, self.model, self.reason, self.person, was)
             return
         owners: dict[str | None, list[str]] = {}
         for path in paths:
             owners.setdefault(classify(path).owner, []).append(path)
         for owner, owned in owners.items():
-            journal.record(self.root, owned, at, owner, None, journal.UPKEEP_REASON)
+            journal.record(self.root, owned, at, owner, None, journal.UPKEEP_REASON, was=was)
 
     @contextmanager
     def batch_writes(self) -> Iterator[None]:

@@ -33,8 +33,9 @@ PEOPLE = ("person", "hand")  # writers whose commits are the person's own
 
 
 def writer_of(by: list[str]) -> str:
-    """The writer a changed note is committed as: a person's words in it make it theirs."""
-    if not by or by[-1] == "hand":
+    """The writer a changed note is committed as: a person's words in it make it theirs,
+    a ghost's write after them included (its commit would carry them under its name)."""
+    if not by or "hand" in by:
         return "hand"
     return by[-1].split("/")[0]
 

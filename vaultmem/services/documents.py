@@ -114,8 +114,9 @@ def get_note(
         "project": parsed.project,
         "path": rec.path,
     }
-    if "version" in fm or version:
-        note["version"] = version  # hand edits counted: what --expect-version compares with
+    # always, 0 for a note no write has counted yet: hand edits counted, what
+    # --expect-version compares with (a person's note refuses an agent's unread replace)
+    note["version"] = version
     body = parsed.body
     part: dict[str, Any] = {}
     if section is not None:

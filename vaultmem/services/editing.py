@@ -192,5 +192,5 @@ def diary_entry(app: App, day_text: str | None, append: str | None = None, edito
         base = note.body.rstrip("\n")
         return {}, (f"{base}\n{line}\n" if base else f"{line}\n")
 
-    written, _ = mutate(app, path, add_line)
+    written, _ = mutate(app, path, add_line, unseen_caller=app.ghost is not None)
     return EditResult(written.id, written.path, created, True, written.version, lines_added=1)

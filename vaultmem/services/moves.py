@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-from vaultmem.errors import Conflict, InvalidInput, NotFound
+from vaultmem.errors import Conflict, InvalidInput, NotFound, VaultmemError
 from vaultmem.index.resolve import NameEntry, Resolver
 from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import Move, MoveReport
@@ -223,7 +223,7 @@ def apply_moves(app: App, moves: Mapping[str, str], *, dry_run: bool, operator: 
         new_data = after.encode("utf-8")
         store.replace_file(app.root, path, new_data, stamp)
         # A changed body is a new version (what an agent read before has other links).
-        record_written(app, path, new_data, version + 1, upkeep=not tell)
+        record_written(app, path, new_data, version + 1, upkeep=not tell, was=stamp.sha256)
     app.catch_up()
     return report
 
@@ -279,10 +279,21 @@ def move_note(app: App, ref: str, target: str, *, dry_run: bool = False) -> Move
         raise Conflict(f"{new} already exists; nothing moved")
     report = apply_moves(app, {rec.path: new}, dry_run=dry_run)
     old_stem, new_stem = file_stem(rec.path), file_stem(new)
-    if not dry_run and rec.title == old_stem and new_stem != old_stem:
-        # Its title was its file name, as in Obsidian: a rename renames the note.
+    if not dry_run and rec.title == old_stem and new_stem != old_stem and _titled_in_file(app, new):
+        # Its title was its file name, as in Obsidian: a rename renames the note. A note
+        # without a `title:` (a person's; one whose front matter is broken) takes its
+        # title from the new name by itself: nothing to write, and no error after the move.
         update_note(app, new, NotePatch(title=new_stem))
     return report
+
+
+def _titled_in_file(app: App, path: str) -> bool:
+    """Whether the note's front matter (readable, UTF-8) sets its title."""
+    try:
+        parsed = parse_note(path, store.read_file(app.root, path)[0])
+    except VaultmemError:
+        return False
+    return isinstance(parsed, ParsedNote) and parsed.fm_ok and not parsed.problems and "title" in parsed.front_matter
 
 
 # --- fix-names --------------------------------------------------------------------------------

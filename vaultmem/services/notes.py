@@ -304,7 +304,13 @@ def update_note(
 
     guard = refuse_unseen_edits and patch.replaces_text
     result, _ = mutate(
-        app, ref, mutation, expect_version=expect_version, refuse_unseen_edits=guard, allow_secret=allow_secret
+        app,
+        ref,
+        mutation,
+        expect_version=expect_version,
+        refuse_unseen_edits=guard,
+        unseen_caller=refuse_unseen_edits,
+        allow_secret=allow_secret,
     )
     if section_found and not section_found[0]:
         return WriteResult(result.id, result.path, result.version, {"section_created": True})

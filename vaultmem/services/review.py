@@ -21,7 +21,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -279,7 +279,7 @@ def writers(
         else:  # the base was a hand edit: the writes after the commit that brought it
             since = journal.since(change.old_path or change.path)
             mine = [e for e in mine if e.at >= since]
-    out = list(dict.fromkeys(label(e) for e in mine))
+    out = list(dict.fromkeys(_with_hands_between(mine, None if old is None else hashlib.sha256(old).hexdigest())))
     now_there = [e for e in mine if e.path == change.path]
     if change.kind == "deleted":
         if not mine:
@@ -291,6 +291,19 @@ def writers(
         fallback = [a for a in authors.get(change.path, []) if a not in out]
         out += fallback if not mine and fallback else ["hand"]
     return list(dict.fromkeys(out))
+
+
+def _with_hands_between(entries: list[Entry], base_digest: str | None) -> Iterator[str]:
+    """The writers of `entries` in order, `hand` before a write that found a file other than
+    the one the write before it left (a person's edit in between: a ghost's append to a
+    note a person had just edited carries their words, which stay theirs)."""
+    last: dict[str, str | None] = {}
+    for entry in entries:
+        before = last.get(entry.path, base_digest)
+        if entry.was is not None and entry.was != before:
+            yield "hand"
+        yield label(entry)
+        last[entry.path] = entry.hash
 
 
 class Flagger:

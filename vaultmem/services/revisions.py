@@ -33,11 +33,14 @@ def version_of(app: App, rec: NoteRecord, note: ParsedNote, file_hash: str) -> i
     return version_now(file_hash, note.version, note.body_edited, known)
 
 
-def record_written(app: App, relpath: str, data: bytes, version: int, upkeep: bool = False) -> None:
+def record_written(
+    app: App, relpath: str, data: bytes, version: int, upkeep: bool = False, was: str | None = None
+) -> None:
     """Remember what vaultmem wrote (so any other content is a hand edit), then report it
-    (`upkeep`: see App.wrote)."""
+    (`upkeep`: see App.wrote; `was`: the sha256 of the file the write changed, for the
+    journal)."""
     app.db.record_write(relpath, hashlib.sha256(data).hexdigest(), version)
-    app.wrote([relpath], upkeep=upkeep)
+    app.wrote([relpath], upkeep=upkeep, was={relpath: was} if was else None)
 
 
 def check_expected(path: str, file_version: int, now_at: int, expected: int | None) -> None:
@@ -97,14 +100,27 @@ def load_for_write(app: App, ref: str) -> Loaded:
     return Loaded(rec, parsed, data.decode("utf-8"), stamp)
 
 
-def check_unseen_edit(path: str, file_version: int, now_at: int) -> None:
+def holds_unseen_words(note: ParsedNote, file_version: int, now_at: int) -> bool:
+    """Whether the note holds words vaultmem did not write: an edit made outside vaultmem
+    since its last write (its effective version past the one in the file), or a body that
+    never was vaultmem's (no `hash`: a note a person made in Obsidian or vim, a note of an
+    adopted vault, or one an agent added to without reading it first; see mutate)."""
+    return now_at != file_version or not isinstance(note.front_matter.get("hash"), str)
+
+
+def check_unseen_edit(path: str, note: ParsedNote, now_at: int) -> None:
     """A write that replaces text, from a caller that states no version it read: refused
-    while the note holds an edit made outside vaultmem (its effective version is past the
-    one vaultmem wrote into the file), so a person's words are never replaced unseen."""
-    if now_at == file_version:
+    while the note holds words vaultmem did not write, so a person's words are never
+    replaced unseen."""
+    if not holds_unseen_words(note, note.version, now_at):
         return
+    what = (
+        "an edit made by hand (outside vaultmem)"
+        if now_at != note.version
+        else "a person's words (not written by vaultmem)"
+    )
     raise Conflict(
-        f"{path} holds an edit made by hand (outside vaultmem) that this write would replace; it is at "
+        f"{path} holds {what} that this write would replace; it is at "
         f"version {now_at}: read it, then retry with expect_version {now_at}; nothing written",
         current_version=now_at,
     )
@@ -118,12 +134,15 @@ def mutate(
     expect_version: int | None = None,
     bump: bool = True,
     refuse_unseen_edits: bool = False,
+    unseen_caller: bool = False,
     allow_secret: bool = False,
 ) -> tuple[WriteResult, dict[str, Any]]:
     """Read a note, apply `mutation`, write it back atomically unless it changed meanwhile.
     `refuse_unseen_edits`: without `expect_version`, a hand edit is a conflict
-    (check_unseen_edit) rather than text to write over. A write that adds a secret is
-    refused unless `allow_secret` (vault/secrets.py)."""
+    (check_unseen_edit) rather than text to write over. `unseen_caller`: an agent that
+    states no version it read; what it adds to a note holding a person's words leaves the
+    note without `hash`, so the words stay a person's that no later unseen write replaces.
+    A write that adds a secret is refused unless `allow_secret` (vault/secrets.py)."""
     loaded = load_for_write(app, ref)
     note = loaded.note
     if any(p.code == "unclosed_frontmatter" for p in note.problems):
@@ -135,7 +154,14 @@ def mutate(
     now_at = version_of(app, loaded.record, note, loaded.stamp.sha256)
     check_expected(loaded.record.path, note.version, now_at, expect_version)
     if refuse_unseen_edits and expect_version is None:
-        check_unseen_edit(loaded.record.path, note.version, now_at)
+        check_unseen_edit(loaded.record.path, note, now_at)
+    # a body holding words vaultmem did not write (a front matter edit is not: no body text
+    # is at stake) keeps no `hash` through an agent's unread addition (docstring)
+    unseen = (
+        unseen_caller
+        and expect_version is None
+        and (note.body_edited or not isinstance(note.front_matter.get("hash"), str))
+    )
     changes, new_body = mutation(note)
     if _changes_nothing(note, changes, new_body):
         # nothing the command asked for changes the note (a tag it already has, no flags):
@@ -147,11 +173,11 @@ def mutate(
         changes.setdefault("updated", note_time(utc_now()))
         changes["version"] = version
     if new_body is not None:
-        changes["hash"] = body_hash(normalize_body(new_body))
+        changes["hash"] = REMOVE if unseen else body_hash(normalize_body(new_body))
     edited = edit_note_text(loaded.text, note.front_matter, changes, new_body)
     if edited.text != loaded.text:
         refuse_secrets(edited.text, loaded.text, what=loaded.record.path, allow=allow_secret)
         data = edited.text.encode("utf-8")
         store.replace_file(app.root, loaded.record.path, data, loaded.stamp)
-        record_written(app, loaded.record.path, data, version)
+        record_written(app, loaded.record.path, data, version, was=loaded.stamp.sha256)
     return WriteResult(loaded.record.id or note.id, loaded.record.path, version), edited.front_matter

@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -52,6 +52,7 @@ class Entry:
     model: str | None = None
     reason: str | None = None
     person: str | None = None  # which of the vault's people, when `by` is null ([vault] people)
+    was: str | None = None  # sha256 of the file the write changed, where the writer read it
 
     def line(self) -> str:
         data = {k: v for k, v in asdict(self).items() if v is not None or k in ("by", "hash")}
@@ -83,8 +84,10 @@ def record(
     model: str | None,
     reason: str | None,
     person: str | None = None,
+    was: Mapping[str, str] | None = None,
 ) -> None:
-    """Journal a write of `paths`: each file's sha256 as it now is (None: gone)."""
+    """Journal a write of `paths`: each file's sha256 as it now is (None: gone), and as the
+    write found it where the writer says (`was`)."""
     entries = []
     for path in dict.fromkeys(paths):
         try:
@@ -93,7 +96,8 @@ def record(
             digest = None  # moved away, deleted, promoted
         except OSError:
             continue
-        entries.append(Entry(at, by, path, digest, model, reason, person if by is None else None))
+        before = (was or {}).get(path)
+        entries.append(Entry(at, by, path, digest, model, reason, person if by is None else None, before))
     if entries:
         append(root, entries)
 
@@ -114,6 +118,7 @@ def parse_lines(text: str) -> Iterator[Entry]:
                 model=data.get("model"),
                 reason=data.get("reason"),
                 person=data.get("person"),
+                was=data.get("was") if isinstance(data.get("was"), str) else None,
             )
         except (ValueError, KeyError, TypeError):
             continue

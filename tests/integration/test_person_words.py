@@ -1,0 +1,111 @@
+"""A person's words in a note vaultmem did not write (made in Obsidian or vim, a note of an
+adopted vault) are never replaced by an agent that has not read them, and stay the person's
+in review and commits when an agent adds to the note before the person commits.
+
+Found by a newcomer's walk through the README: `note update --ghost alice --body` replaced a
+hand-made note outright, and an append on top of a person's uncommitted edit made the edit
+alice's commit, pushed by `sync` past its refusal of uncommitted hand edits."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Cli
+from tests.integration.test_git_review import PERSON, git, new_vault
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+WORDS = "My own thoughts on tomatoes: water them at dawn."
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for key, value in PERSON.items():
+        monkeypatch.setenv(key, value)
+    root = new_vault(tmp_path / "v")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "init")
+    return root
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{WORDS}\n",  # no front matter at all
+        f"---\ntags: [veg]\n---\n{WORDS}\n",  # Obsidian properties, no vaultmem fields
+        f"---\ntitle: Tomatoes\nversion: 3\n---\n{WORDS}\n",  # a version, but no hash: not vaultmem's body
+    ],
+    ids=["plain", "properties", "version-no-hash"],
+)
+@pytest.mark.parametrize(
+    "edit",
+    [["--body", "agent text"], ["--replace-section", "Notes", "--body", "x"]],
+    ids=["body", "section"],
+)
+def test_an_agent_never_replaces_a_hand_made_note_unread(repo: Path, text: str, edit: list[str]) -> None:
+    cli = Cli(repo)
+    path = repo / "shared" / "Tomatoes.md"
+    path.write_text(text)
+    refused = cli("note", "update", "Tomatoes", *edit, ghost="alice")
+    assert refused.exit_code == 4, refused.stdout
+    error = refused.data["error"]
+    assert error["code"] == "conflict" and "expect_version" in error["message"]
+    assert path.read_text() == text  # nothing written
+    # having read it, the agent may replace it: the version it read is the one it states
+    seen = cli.ok("get", "Tomatoes", ghost="alice")
+    assert seen["note"]["version"] == error["current_version"]
+    cli.ok("note", "update", "Tomatoes", *edit, "--expect-version", str(seen["note"]["version"]), ghost="alice")
+    # without a ghost, the person's own CLI writes as before
+    cli.ok("note", "update", "Tomatoes", "--append", "Person again.")
+
+
+def test_a_ghosts_append_over_a_persons_edit_leaves_the_edit_theirs(repo: Path) -> None:
+    cli = Cli(repo)
+    made = cli.ok(
+        "note", "create", "--title", "Plan", "--type", "note", "--scope", "shared", "--body", "Original plan.",
+        ghost="alice",
+    )  # fmt: skip
+    cli.ok("commit")
+    path = repo / made["path"]
+    path.write_text(path.read_text().replace("Original plan.", "Original plan. PERSON: do not ship on Friday."))
+    cli.ok("note", "update", "Plan", "--append", "alice note", ghost="alice")
+
+    change = next(c for c in cli.ok("review")["changes"] if c["path"] == made["path"])
+    assert change["by"] == ["hand", "alice"]
+    # sync's refusal of uncommitted hand edits holds: the note is the person's to commit
+    cli.ok("git", "setup", json_=False)
+    git(repo, "add", ".gitattributes")
+    git(repo, "commit", "-qm", "merge driver")
+    git(repo, "init", "-q", "--bare", str(repo.parent / "remote.git"))
+    git(repo, "remote", "add", "origin", str(repo.parent / "remote.git"))
+    git(repo, "push", "-q", "-u", "origin", "HEAD")
+    refused = cli("sync")
+    assert refused.exit_code == 4 and made["path"] in refused.data["error"]["paths"]
+    # alice's own commit leaves it alone; the person's commit takes it, alice's line included
+    mine = cli.ok("commit", ghost="alice")
+    assert all(made["path"] not in c["paths"] for c in mine["commits"])
+    theirs = cli.ok("commit")
+    assert [c["by"] for c in theirs["commits"] if made["path"] in c["paths"]] == ["hand"]
+    assert git(repo, "log", "-1", "--format=%an", "--", made["path"]).strip() == PERSON["GIT_AUTHOR_NAME"]
+
+    # bob, who read nothing, cannot replace the person's words that alice's line sits under
+    refused = cli("note", "update", "Plan", "--body", "bob rewrites the plan", ghost="bob")
+    assert refused.exit_code == 4, refused.stdout
+    assert "PERSON: do not ship on Friday." in path.read_text()
+
+
+def test_a_write_over_nothing_a_person_wrote_is_the_ghosts(repo: Path) -> None:
+    """The other side: two ghosts' writes in a row, no edit between them, stay theirs."""
+    cli = Cli(repo)
+    made = cli.ok(
+        "note", "create", "--title", "Plan", "--type", "note", "--scope", "shared", "--body", "Original plan.",
+        ghost="alice",
+    )  # fmt: skip
+    cli.ok("note", "update", "Plan", "--append", "bob's line", ghost="bob")
+    cli.ok("note", "update", "Plan", "--body", "Alice's plan, replaced.", ghost="alice")
+    change = next(c for c in cli.ok("review")["changes"] if c["path"] == made["path"])
+    assert "hand" not in change["by"] and set(change["by"]) == {"alice", "bob"}
