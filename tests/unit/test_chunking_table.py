@@ -13,7 +13,15 @@ from __future__ import annotations
 
 import pytest
 
-from vaultmem.index.chunking import BUDGET, MAX_CHUNKS_PER_NOTE, MAX_TOKENS, chunk_note, estimate_tokens, note_chunks
+from vaultmem.index.chunking import (
+    BUDGET,
+    MAX_CHUNKS_PER_NOTE,
+    MAX_TOKENS,
+    chunk_note,
+    distinct_chunks,
+    estimate_tokens,
+    note_chunks,
+)
 
 # (body, budget or None for the default) -> [(heading path, text), ...]
 CASES = [
@@ -184,3 +192,23 @@ def test_the_window_check_sees_the_title_and_is_asked_only_when_it_matters() -> 
     assert asked == []
     note_chunks(TWO, "", "My title", fits)
     assert asked == [f"My title\n{TWO}"]  # the text embedded: title, then the whole body
+
+
+@pytest.mark.parametrize(
+    ("body", "prose", "kept"),
+    [
+        ("lavender " * 200_000, "", [0]),  # one word repeated: up to 256 equal chunks before
+        ("## A\nsame text\n\n## B\nsame text\n", "", [0, 1]),  # headings differ: two texts
+        (("x " * 150 + "\n\n") * 6, "", [0]),  # paragraphs repeated
+        ("Body that is not the description.\n", "Body that is not the description.", [0]),  # prose = body
+        ("one\n\n" + " ".join(f"w{i}" for i in range(400)), "", None),  # different texts: every chunk kept
+    ],
+    ids=["one-word", "headings", "paragraphs", "prose-repeats-body", "distinct"],
+)
+def test_a_text_a_note_already_embeds_is_stored_once(body: str, prose: str, kept: list[int] | None) -> None:
+    chunks = note_chunks(body, prose, "Title")
+    out = distinct_chunks(chunks, "Title")
+    texts = [text for _, text in out]
+    assert len(set(texts)) == len(texts) and texts == [c.embed_text("Title") for c, _ in out]
+    assert [c.index for c, _ in out] == (kept if kept is not None else [c.index for c in chunks])
+    assert {c.embed_text("Title") for c in chunks} == set(texts)  # no text lost

@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from vaultmem.vault.markdown import HEADING_RE, code_lines
 
 # c4: fences close as CommonMark says (a `~~~` in a ``` block is code); c5: a note that fits
-# the model's window whole is one chunk
-CHUNKER_VERSION = "c5"
+# the model's window whole is one chunk; c6: a text a note already embeds is stored once
+# (distinct_chunks)
+CHUNKER_VERSION = "c6"
 MAX_TOKENS = 256  # the model's window in word pieces
 BUDGET = 200  # estimated tokens per chunk body, leaving room for the title prefix
 MAX_CHUNKS_PER_NOTE = 256  # bounds embedding work on huge notes; BM25 still covers all
@@ -141,3 +142,19 @@ def note_chunks(body: str, prose: str = "", title: str = "", fits: Callable[[str
     if prose:
         return [Chunk(0, "", prose), *(Chunk(c.index + 1, c.heading, c.text) for c in chunks)]
     return chunks or [Chunk(0, "", "")]
+
+
+def distinct_chunks(chunks: list[Chunk], title: str) -> list[tuple[Chunk, str]]:
+    """Each chunk with the text its vector embeds, a text the note already embeds left out
+    (its index kept, so snippets still find it). A note of one line repeated (a log, a
+    paste gone wrong) otherwise stores up to MAX_CHUNKS_PER_NOTE equal vectors, and equal
+    vectors cut Chroma's HNSW graph apart: a search could then find that note and nothing
+    else, every other note out of reach."""
+    seen: set[str] = set()
+    out: list[tuple[Chunk, str]] = []
+    for chunk in chunks:
+        text = chunk.embed_text(title)
+        if text not in seen:
+            seen.add(text)
+            out.append((chunk, text))
+    return out

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from vaultmem.config import VaultConfig
 from vaultmem.index.catalog import NamesCache, catch_up
-from vaultmem.index.chunking import Chunk, note_chunks
+from vaultmem.index.chunking import Chunk, distinct_chunks, note_chunks
 from vaultmem.index.documents import IndexDoc, doc_for
 from vaultmem.index.embedder import Embedder
 from vaultmem.index.fulltext import FullTextIndex
@@ -266,8 +266,8 @@ class Indexer:
             if body is not None:
                 doc = doc_for(rec, body)
                 docs.append(doc)
-                parts = note_chunks(doc.body, doc.prose, doc.title, fits)
-                items.extend((doc, chunk, chunk.embed_text(doc.title)) for chunk in parts)
+                parts = distinct_chunks(note_chunks(doc.body, doc.prose, doc.title, fits), doc.title)
+                items.extend((doc, chunk, text) for chunk, text in parts)
             if len(items) >= EMBED_GROUP_CHUNKS or len(docs) >= EMBED_GROUP_NOTES or done == len(todo):
                 before = done - len(docs)
 
