@@ -137,3 +137,21 @@ def test_human_output(rcli: Cli) -> None:
     res = rcli("reference", "search", "python tooling", "stop pytest at the first failure", json_=False)
     assert res.exit_code == 0
     assert "Python tooling" in res.stdout and "docs/python/testing.md" in res.stdout
+
+
+@pytest.mark.parametrize("name", ["Escape topic", "escape topic", "reference/escape.md", "Way out"])
+def test_a_topic_named_exactly_is_the_one_searched(tmp_path: Path, name: str) -> None:
+    """A topic named by its title, path or alias is that topic, however many notes share its
+    words: a search alone missed "Escape topic" in a 150-note vault (its title counts in
+    part, the default cut hid it)."""
+    root = make_vault(tmp_path / "v", backend="none")
+    for i in range(40):
+        note(root, f"shared/escape {i}.md", f"Escape topic {i}: escape rooms, escape keys, topic {i}.\n",
+             title=f"Escape topic {i}", type="topic", files=["docs/other.md"])  # fmt: skip
+    note(root, "reference/escape.md", "Where to look.\n", title="Escape topic", type="topic",
+         aliases=["Way out"], files=["docs/exits.md"])  # fmt: skip
+    note(root, "docs/exits.md", "# Exits\n\nThe fire exit is behind the kitchen.\n", title="Exits")
+    note(root, "docs/other.md", "# Other\n\nThe fire exit is not here.\n", title="Other")
+    res = Cli(root).ok("reference", "search", name, "where is the fire exit")
+    assert res["topic"]["path"] == "reference/escape.md"
+    assert [r["summary"]["path"] for r in res["results"]] == ["docs/exits.md"]

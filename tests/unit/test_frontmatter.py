@@ -268,7 +268,7 @@ def test_editor_setting_same_value_is_identity() -> None:
     [
         ({"trust_score": 0.9}, ["trust_score: 0.3"], ["trust_score: 0.9"]),
         ({"status": "final"}, ["status: draft"], ["status: final"]),
-        ({"tags": ["one", "two", "three"]}, ["tags: [one, two]"], ["tags:", "  - one", "  - two", "  - three"]),
+        ({"tags": ["one", "two", "three"]}, ["tags: [one, two]"], ["tags: [one, two, three]"]),  # grown in place
         ({"nested": {"x": 2}}, ["nested:", "  x: 1", "  y: [1, 2]"], ["nested:", "  x: 2"]),
         ({"zzz": REMOVE}, ['zzz: "quoted: yes"'], []),
         ({"version": 2}, [], ["version: 2"]),
@@ -541,3 +541,32 @@ def test_body_hash_is_sha256_of_body() -> None:
     import hashlib
 
     assert body_hash("x\n") == "sha256:" + hashlib.sha256(b"x\n").hexdigest()
+
+
+@pytest.mark.parametrize(
+    ("line", "added", "expected"),
+    [
+        ('tags: [veg, "fruit"]   # my tags', ["nuts"], 'tags: [veg, "fruit", nuts]   # my tags'),
+        ("tags: [veg]", ["with space", "a:b"], "tags: [veg, with space, 'a:b']"),
+        ("tags: [ veg ]  # spaced", ["nuts"], "tags: [ veg, nuts ]  # spaced"),
+        ("aliases: ['Big plan']", ["Plan B"], "aliases: ['Big plan', Plan B]"),
+        ("tags: [veg] # a ] in the comment", ["nuts"], None),  # not read back as the value: a block
+        ("tags: [veg,\n  fruit]", ["nuts"], None),  # the list goes on below its line: a block
+    ],
+    ids=["comment", "quoting", "spacing", "aliases", "bracket-in-comment", "two-lines"],
+)
+def test_a_flow_list_that_grows_keeps_its_line(line: str, added: list[str], expected: str | None) -> None:
+    """A tag added to `tags: [veg, "fruit"]   # my tags` (as a person writes it in vim, or
+    Obsidian's source mode) keeps the line's quotes, spacing and comment; before, the list
+    was rewritten as a block and the comment was lost."""
+    text = f"---\ntitle: Flow\n{line}\nsource: x\n---\nBody.\n"
+    data = load_yaml(split_document(text).fm_text or "")
+    key = line.split(":", 1)[0]
+    value = [*data[key], *added]
+    out = edit_note_text(text, data, {key: value}).text
+    assert load_yaml(split_document(out).fm_text or "")[key] == value
+    assert out.endswith("source: x\n---\nBody.\n") and out.startswith("---\ntitle: Flow\n")
+    if expected is not None:
+        assert f"\n{expected}\n" in out
+    else:
+        assert f"{key}:\n  - " in out

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from vaultmem.errors import InvalidInput, NotFound
+from vaultmem.errors import InvalidInput, NotFound, VaultmemError
 from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import MemoryResult, NoteSummary, ReferenceResult, TopicInfo
 from vaultmem.paths import StatePaths
@@ -21,7 +21,7 @@ from vaultmem.search.fusion import rrf
 from vaultmem.search.reference import bm25_ranking, dense_ranking, load_file, term_map
 from vaultmem.search.text import best_passage
 from vaultmem.services.app import App
-from vaultmem.services.lookup import location_of
+from vaultmem.services.lookup import find_note, location_of
 from vaultmem.services.search import FilterSpec, SearchRequest, refresh, search
 from vaultmem.vault.frontmatter import split_document
 from vaultmem.vault.ids import derived_id
@@ -73,11 +73,20 @@ def _real_file_readable(app: App, path: Path) -> bool:
 
 
 def _topic_note(app: App, topic: str) -> tuple[NoteRecord, ParsedNote]:
-    """The best topic note for `topic` among the notes the caller may see."""
-    found = search(
-        app, SearchRequest(query=topic, limit=1, filters=FilterSpec(types=("topic",)), graph_depth=0), fresh=True
-    )
-    rec = app.db.get(found.results[0].summary.path) if found.results else None
+    """The topic note `topic` names (id, path, title, alias, as `get` finds a note), else the
+    best topic note a search for it finds, among the notes the caller may see. A search
+    alone missed a topic named by its exact title in a vault of 150 notes: the title counts
+    only in part, and the default cut hid it."""
+    rec: NoteRecord | None
+    try:
+        rec = find_note(app.db, topic, app.can_read)
+    except VaultmemError:  # no such name, or several: search
+        rec = None
+    if rec is None or rec.type != "topic":
+        found = search(
+            app, SearchRequest(query=topic, limit=1, filters=FilterSpec(types=("topic",)), graph_depth=0), fresh=True
+        )
+        rec = app.db.get(found.results[0].summary.path) if found.results else None
     if rec is None or not app.can_read(location_of(rec)):
         raise NotFound(f"no topic note matches {topic!r}")
     parsed = load_note(app.root / rec.path, rec.path)

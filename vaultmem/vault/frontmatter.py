@@ -316,7 +316,7 @@ class FrontMatterEditor:
             return False
         head, *rest = block.lines
         if head.rstrip("\r\n").split(":", 1)[1].strip():
-            return False  # `key: [a, b]` or a value on the key's line
+            return self._extend_flow(block, old, value)  # `key: [a, b]` or a value on the key's line
         items = [line for line in rest if line.strip() and not line.strip().startswith("#")]
         indent = re.match(r"([ \t]*)- ", items[0]) if items else None
         if indent is None:
@@ -326,6 +326,35 @@ class FrontMatterEditor:
         while end > 1 and (not block.lines[end - 1].strip() or block.lines[end - 1].strip().startswith("#")):
             end -= 1  # comment and blank lines after the items introduce the next key
         lines = block.lines[:end] + added + block.lines[end:]
+        try:
+            if load_yaml("".join(lines)).get(block.key or "") != value:
+                return False
+        except FrontMatterError:
+            return False
+        block.lines = lines
+        return True
+
+    def _extend_flow(self, block: _Block, old: list[Any], value: list[Any]) -> bool:
+        """A one-line flow list that only grew (`tags: [veg, "fruit"]  # my tags`, as a
+        person or Obsidian writes it): the new items go before its `]`, the rest of the line
+        (quotes, spacing, a comment) keeps its bytes. False when the line is anything else
+        or the result would not read back as `value`."""
+        head, *rest = block.lines
+        if any(line.strip() and not line.strip().startswith("#") for line in rest):
+            return False  # the list goes on below its key's line
+        bare = head.rstrip("\r\n")
+        close = bare.rfind("]")
+        if close < 0 or "[" not in bare[:close]:
+            return False
+        items: str = yaml.dump(
+            value[len(old) :], Dumper=_Dumper, default_flow_style=True, allow_unicode=True, width=1_000_000
+        ).strip()
+        if not (items.startswith("[") and items.endswith("]")):
+            return False
+        inside = bare[:close].rstrip()
+        space = bare[len(inside) : close]  # `[ veg ]` keeps its space before the `]`
+        joint = "" if inside.endswith("[") else ", "
+        lines = [inside + joint + items[1:-1] + space + bare[close:] + head[len(bare) :], *rest]
         try:
             if load_yaml("".join(lines)).get(block.key or "") != value:
                 return False
