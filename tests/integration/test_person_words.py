@@ -109,3 +109,77 @@ def test_a_write_over_nothing_a_person_wrote_is_the_ghosts(repo: Path) -> None:
     cli.ok("note", "update", "Plan", "--body", "Alice's plan, replaced.", ghost="alice")
     change = next(c for c in cli.ok("review")["changes"] if c["path"] == made["path"])
     assert "hand" not in change["by"] and set(change["by"]) == {"alice", "bob"}
+
+
+def _agents_note(cli: Cli, repo: Path) -> Path:
+    made = cli.ok(
+        "note", "create", "--title", "Groceries", "--type", "note", "--scope", "shared", "--body", "ghost list",
+        ghost="alice",
+    )  # fmt: skip
+    cli.ok("commit")
+    return repo / made["path"]
+
+
+@pytest.mark.parametrize(
+    "between",
+    [
+        ["note", "update", "Groceries", "--add-tag", "x"],
+        ["note", "comment", "Groceries", "--text", "nice"],
+        ["note", "validate", "Groceries", "--by", "bob/m"],
+        ["note", "update", "Groceries", "--set", "importance=0.4", "--expect-version", "2"],
+    ],
+    ids=["tag", "comment", "validate", "set-with-version"],
+)
+def test_a_write_that_leaves_the_body_alone_keeps_a_hand_edit_protected(repo: Path, between: list[str]) -> None:
+    """A tag, a comment or a validation brought the version level with the person's edit,
+    and the next unread replace went through (found by review)."""
+    cli = Cli(repo)
+    path = _agents_note(cli, repo)
+    path.write_text(path.read_text().replace("ghost list", "PERSON WROTE THIS"))
+    assert cli("note", "update", "Groceries", "--body", "overwritten", ghost="bob").exit_code == 4
+    cli.ok(*between, ghost="bob")
+    refused = cli("note", "update", "Groceries", "--body", "overwritten", ghost="bob")
+    assert refused.exit_code == 4, refused.stdout
+    assert "PERSON WROTE THIS" in path.read_text()
+
+
+def test_a_link_a_move_rewrote_is_no_persons_word(repo: Path) -> None:
+    """A note whose links a move rewrote is still the agent's to replace (found by review:
+    the stale hash made it look hand-edited, and an append then marked it a person's)."""
+    cli = Cli(repo)
+    cli.ok("note", "create", "--title", "Bee", "--type", "note", "--scope", "private", "--body", "bee", ghost="alice")
+    made = cli.ok(
+        "note", "create", "--title", "Ay", "--type", "note", "--scope", "private", "--body", "see [[Bee]]",
+        ghost="alice",
+    )  # fmt: skip
+    cli.ok("note", "move", "Bee", "private/alice/Cee.md", ghost="alice")
+    assert "Cee]]" in (repo / made["path"]).read_text()
+    cli.ok("note", "update", "Ay", "--append", "more", ghost="alice")
+    cli.ok("note", "update", "Ay", "--body", "replaced", ghost="alice")
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        ["note", "move", "Groceries", "shared/Food.md"],
+        ["note", "delete", "Groceries"],
+    ],
+    ids=["move", "delete"],
+)
+def test_a_ghosts_move_or_delete_over_a_persons_edit_leaves_it_theirs(repo: Path, write: list[str]) -> None:
+    cli = Cli(repo)
+    path = _agents_note(cli, repo)
+    path.write_text(path.read_text().replace("ghost list", "PERSON WROTE THIS"))
+    cli.ok(*write, ghost="alice")
+    changed = [c for c in cli.ok("review")["changes"] if c["path"] != ".vaultmem-journal"]
+    assert changed and all("hand" in c["by"] for c in changed if c["kind"] in ("moved", "deleted")), changed
+
+
+def test_lint_fix_of_a_hand_made_note_leaves_it_the_persons(repo: Path) -> None:
+    cli = Cli(repo)
+    (repo / "shared" / "Pat.md").write_text("---\ntitle: Pat thoughts\n---\nwords only pat wrote\n")
+    cli.ok("lint", "--fix", ghost="alice")
+    change = next(c for c in cli.ok("review")["changes"] if c["path"] == "shared/Pat.md")
+    assert "hand" in change["by"], change
+    made = cli.ok("commit")
+    assert [c["by"] for c in made["commits"] if "shared/Pat.md" in c["paths"]] == ["hand"]

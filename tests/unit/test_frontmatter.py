@@ -452,6 +452,8 @@ def _reads_as(data: bytes, codec: str) -> bool:
         ("# No mark\nJust ASCII in UTF-32.\n".encode("utf-32-le"), "not_utf8"),
         ("# No mark\nJust ASCII in UTF-32.\n".encode("utf-32-be"), "not_utf8"),
         ("\u4e2d\u6587\u7b14\u8bb0\n\u7b2c\u4e8c\u884c".encode("utf-32-be"), "not_utf8"),
+        ("Bonjour\u00a0! \u00c7a va ?\n".encode("utf-32-le"), "not_utf8"),  # a no-break space is text
+        ("a \U0001f468\u200d\U0001f469 b, soft\u00adhyphen\n".encode("utf-32-be"), "not_utf8"),
         (b"bin\x00ary\xff\xfe" * 40, "binary"),  # reads as printable letters in UTF-16, not a text
         (b"\x00\x00\x00\x00" * 8, "binary"),
     ],
@@ -469,6 +471,8 @@ def _reads_as(data: bytes, codec: str) -> bool:
         "utf32-le",
         "utf32-be",
         "utf32-be-cjk",
+        "utf32-nbsp",
+        "utf32-zwj-soft-hyphen",
         "utf16-printable-binary",
         "all-nul",
     ],

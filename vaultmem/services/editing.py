@@ -15,6 +15,7 @@ reported.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -115,8 +116,8 @@ def open_in_editor(app: App, ref: str, editor: Editor, created: bool = False) ->
     shutil.rmtree(folder, ignore_errors=True)  # only once the edit is in the note
     after, parsed = _parsed(app, rec.path)
     app.catch_up()
-    if edited != before:
-        app.wrote([rec.path])
+    if edited != before:  # what the editor opened, for the journal (review.writers)
+        app.wrote([rec.path], was={rec.path: hashlib.sha256(before).hexdigest()})
     if merged:
         app.notice(
             f"warning: {rec.path} changed while it was open in the editor; {merged} place(s) both changed "

@@ -201,6 +201,7 @@ def _rewrite_properties(
     `changes_of` has changes for gets them, nothing else of it changing; `told(changes)` is
     its `fixed` entry. A note changed since it was read is left for the next run."""
     fixed: list[dict[str, str]] = []
+    found: dict[str, str] = {}  # what each fix found: a person's words stay theirs (review.writers)
     for note in notes:
         if app.ghost is not None and not app.can_write(note.location):
             continue
@@ -219,13 +220,15 @@ def _rewrite_properties(
         except (Conflict, UnicodeDecodeError, NotFound):
             continue
         fixed.append({"path": note.relpath, **told(changes)})
-    app.wrote([f["path"] for f in fixed])
+        found[note.relpath] = stamp.sha256
+    app.wrote([f["path"] for f in fixed], was=found)
     return fixed
 
 
 def _add_missing_ids(app: App, notes: list[ParsedNote]) -> list[dict[str, str]]:
     """Write a real id into every note that has none; nothing else changes."""
     fixed: list[dict[str, str]] = []
+    found: dict[str, str] = {}
     for note in notes:
         if app.ghost is not None and not app.can_write(note.location):
             continue
@@ -247,5 +250,6 @@ def _add_missing_ids(app: App, notes: list[ParsedNote]) -> list[dict[str, str]]:
         except (Conflict, UnicodeDecodeError):
             continue
         fixed.append({"path": note.relpath, "id": new_id})
-    app.wrote([f["path"] for f in fixed])
+        found[note.relpath] = stamp.sha256  # what the fix found: a person's words stay theirs (review.writers)
+    app.wrote([f["path"] for f in fixed], was=found)
     return fixed

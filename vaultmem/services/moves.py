@@ -25,7 +25,7 @@ from vaultmem.services.revisions import record_written, version_of
 from vaultmem.vault import store
 from vaultmem.vault.frontmatter import split_document
 from vaultmem.vault.layout import classify, is_note_path, reader_token, seen_by_readers_of
-from vaultmem.vault.note import ParsedNote, file_stem, parse_note
+from vaultmem.vault.note import ParsedNote, Unreadable, body_hash, file_stem, parse_note
 from vaultmem.vault.relink import (
     attachment_hrefs,
     folder_of,
@@ -35,6 +35,7 @@ from vaultmem.vault.relink import (
     replace_spans,
     wiki_target,
 )
+from vaultmem.vault.writer import edit_note_text
 
 # --- which links change -----------------------------------------------------------------------
 
@@ -200,9 +201,10 @@ def apply_moves(app: App, moves: Mapping[str, str], *, dry_run: bool, operator: 
     )
     if dry_run:
         return report
+    found = {old: _sha256(app, old) for old in moves}  # what each move found, for the journal
     for old, new in moves.items():
         store.move_file(app.root, old, new)
-    app.wrote(list(moves) + list(moves.values()))
+    app.wrote(list(moves) + list(moves.values()), was={old: sha for old, sha in found.items() if sha})
     app.catch_up()
     for source, (before, after) in edits.items():
         path = moves.get(source, source)
@@ -220,12 +222,31 @@ def apply_moves(app: App, moves: Mapping[str, str], *, dry_run: bool, operator: 
         rec = app.db.get(path)
         parsed = parse_note(path, data)
         version = version_of(app, rec, parsed, stamp.sha256) if rec and isinstance(parsed, ParsedNote) else 0
-        new_data = after.encode("utf-8")
+        new_data = _hash_kept(path, parsed, after).encode("utf-8")
         store.replace_file(app.root, path, new_data, stamp)
         # A changed body is a new version (what an agent read before has other links).
         record_written(app, path, new_data, version + 1, upkeep=not tell, was=stamp.sha256)
     app.catch_up()
     return report
+
+
+def _sha256(app: App, path: str) -> str | None:
+    try:
+        return store.read_file(app.root, path)[1].sha256
+    except (VaultmemError, OSError):
+        return None
+
+
+def _hash_kept(path: str, before: ParsedNote | Unreadable, after: str) -> str:
+    """`after` (links rewritten) with its `hash` recorded anew when the body before was as
+    vaultmem wrote it: a link vaultmem rewrote is no person's word, and a stale hash would
+    make the note look edited by hand (services/revisions.py, what an agent may replace)."""
+    if not isinstance(before, ParsedNote) or before.body_edited or not isinstance(before.field("hash"), str):
+        return after
+    now = parse_note(path, after.encode("utf-8"))
+    if not isinstance(now, ParsedNote) or not now.fm_ok or now.problems:
+        return after
+    return edit_note_text(after, now.front_matter, {"hash": body_hash(now.body)}).text
 
 
 def _visible(app: App, path: str) -> bool:

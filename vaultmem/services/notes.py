@@ -13,7 +13,7 @@ from typing import Any
 from vaultmem.clock import note_time
 from vaultmem.clock import now as utc_now
 from vaultmem.config import validate_ghost_name
-from vaultmem.errors import Conflict, InvalidInput, NotFound
+from vaultmem.errors import Conflict, InvalidInput, NotFound, VaultmemError
 from vaultmem.index.resolve import NameEntry, Resolver
 from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import (
@@ -376,7 +376,11 @@ def delete_note(app: App, ref: str, expect_version: int | None = None) -> Delete
         for _, src in sorted(sources.items())
         if src.status == "note" and app.can_read(location_of(src))
     ]
+    try:  # what the delete found, for the journal: a person's words stay theirs (review.writers)
+        found = (expected or store.read_file(app.root, rec.path)[1]).sha256
+    except (VaultmemError, OSError):
+        found = ""
     trashed = store.trash_file(app.root, rec.path, expected)
-    app.wrote([rec.path])
+    app.wrote([rec.path], was={rec.path: found} if found else None)
     # Links to it now dangle: say where, so they can be fixed or the note restored.
     return DeleteResult(rec.id, rec.path, trashed, linked_from)

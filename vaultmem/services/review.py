@@ -296,11 +296,13 @@ def writers(
 def _with_hands_between(entries: list[Entry], base_digest: str | None) -> Iterator[str]:
     """The writers of `entries` in order, `hand` before a write that found a file other than
     the one the write before it left (a person's edit in between: a ghost's append to a
-    note a person had just edited carries their words, which stay theirs)."""
+    note a person had just edited carries their words, which stay theirs). A write that
+    found the base's own bytes found no edit: the entries since the base commit are taken
+    by the second (Journal.since), and one of them may be older than the commit."""
     last: dict[str, str | None] = {}
     for entry in entries:
         before = last.get(entry.path, base_digest)
-        if entry.was is not None and entry.was != before:
+        if entry.was is not None and entry.was not in (before, base_digest):
             yield "hand"
         yield label(entry)
         last[entry.path] = entry.hash

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import codecs
 import hashlib
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -151,10 +152,15 @@ def _string_list(value: Any) -> list[str]:
     return [str(value)]
 
 
+# control characters, surrogates, private use, unassigned: a no-break space, a zero-width
+# joiner or a soft hyphen are text (str.isprintable would say no)
+_NOT_TEXT = frozenset(("Cc", "Cs", "Co", "Cn"))
+
+
 def wide_encoding(data: bytes) -> str | None:
     """ "UTF-16" or "UTF-32" for text a Windows tool saved as 'Unicode', None for anything else:
     its byte-order mark, or, without one, a start that holds NULs (so `looks_binary` would
-    call it binary) and reads whole as printable UTF-32 (strict: a code unit is at most
+    call it binary) and reads whole as UTF-32 text (strict: a code unit is at most
     0x10FFFF, which few bytes that are not text satisfy), or is ASCII in UTF-16, a NUL in
     every other byte. UTF-16 without a mark is not read further: almost any pair of bytes is
     some printable letter in it."""
@@ -170,7 +176,7 @@ def wide_encoding(data: bytes) -> str | None:
             text = head.decode(codec)
         except UnicodeDecodeError:
             continue
-        if all(c.isprintable() or c in "\t\n\r" for c in text):
+        if all(c in "\t\n\r\f" or unicodedata.category(c) not in _NOT_TEXT for c in text):
             return "UTF-32"
     evens, odds = set(head[0::2]), set(head[1::2])
     if len(head) >= 4 and ((odds == {0} and 0 not in evens) or (evens == {0} and 0 not in odds)):
