@@ -183,3 +183,19 @@ def test_lint_fix_of_a_hand_made_note_leaves_it_the_persons(repo: Path) -> None:
     assert "hand" in change["by"], change
     made = cli.ok("commit")
     assert [c["by"] for c in made["commits"] if "shared/Pat.md" in c["paths"]] == ["hand"]
+
+
+def test_a_capture_a_person_wrote_stays_theirs_when_a_ghost_promotes_it(repo: Path) -> None:
+    """Found by review: promoting a capture a person typed in Obsidian made an ordinary note
+    any ghost could replace unread."""
+    cli = Cli(repo)
+    (repo / "inbox" / "shared").mkdir(parents=True, exist_ok=True)
+    (repo / "inbox" / "shared" / "boat idea.md").write_text("---\ntype: capture\n---\nSell the boat in May.\n")
+    cli.ok("inbox", "promote", "boat idea", "--title", "Boat", "--type", "note", "--scope", "shared", ghost="alice")
+    refused = cli("note", "update", "Boat", "--body", "bob replaced it", ghost="bob")
+    assert refused.exit_code == 4, refused.stdout
+    # a ghost's own capture, promoted, is the ghost's as before
+    cli.ok("capture", "remember the milk", ghost="alice")
+    cli.ok("inbox", "promote", "remember the milk", "--title", "Milk", "--type", "note", "--scope", "shared",
+           ghost="alice")  # fmt: skip
+    cli.ok("note", "update", "Milk", "--body", "bob replaced it", ghost="bob")

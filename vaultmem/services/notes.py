@@ -149,6 +149,9 @@ class NewNote:
     # and `updated` (a new note is unchanged since), and the TTL counts from it.
     created: datetime | None = None
     allow_secret: bool = False  # --allow-secret: store text with a detected secret (vault/secrets.py)
+    # the body is words a person wrote outside vaultmem (a capture made in Obsidian): no
+    # `hash`, so no agent replaces them unread
+    persons_words: bool = False
 
 
 def _resolve_parent(app: App, ref: str) -> NoteRecord:
@@ -204,7 +207,8 @@ def create_note(app: App, spec: NewNote, *, caught_up: bool = False) -> WriteRes
         "expires": note_time(now + timedelta(days=spec.ttl_days)) if spec.ttl_days is not None else None,
         "version": 1,
     }
-    fields["hash"] = body_hash(normalize_body(body))
+    if not spec.persons_words:  # see services/revisions.py agents_body
+        fields["hash"] = body_hash(normalize_body(body))
     if spec.extra:
         fields.update({k: v for k, v in spec.extra.items() if k not in fields})
     text = new_note_text(fields, body)

@@ -105,10 +105,10 @@ def holds_unseen_words(note: ParsedNote, file_version: int, now_at: int) -> bool
     since its last write (its effective version past the one in the file), or a body that
     never was vaultmem's (no `hash`: a note a person made in Obsidian or vim, a note of an
     adopted vault, or one an agent added to without reading it first; see mutate)."""
-    return now_at != file_version or not _agents_body(note)
+    return now_at != file_version or not agents_body(note)
 
 
-def _agents_body(note: ParsedNote) -> bool:
+def agents_body(note: ParsedNote) -> bool:
     """The body is as vaultmem last wrote it (`hash` recorded and matching). A write that
     leaves the body alone (a tag, a comment) brings the version level with a hand edit
     before it, so the version alone would forget a person's words."""
@@ -164,7 +164,7 @@ def mutate(
         check_unseen_edit(loaded.record.path, note, now_at)
     # a body holding words vaultmem did not write (a front matter edit is not: no body text
     # is at stake) keeps no `hash` through an agent's unread addition (docstring)
-    unseen = unseen_caller and expect_version is None and not _agents_body(note)
+    unseen = unseen_caller and expect_version is None and not agents_body(note)
     changes, new_body = mutation(note)
     if _changes_nothing(note, changes, new_body):
         # nothing the command asked for changes the note (a tag it already has, no flags):
