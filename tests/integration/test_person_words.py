@@ -14,22 +14,11 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Cli
-from tests.integration.test_git_review import PERSON, git, new_vault
+from tests.integration.test_git_review import PERSON, git, repo  # noqa: F401  (repo: the fixture)
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
 WORDS = "My own thoughts on tomatoes: water them at dawn."
-
-
-@pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for key, value in PERSON.items():
-        monkeypatch.setenv(key, value)
-    root = new_vault(tmp_path / "v")
-    git(root, "init", "-q")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "init")
-    return root
 
 
 @pytest.mark.parametrize(
@@ -46,7 +35,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     [["--body", "agent text"], ["--replace-section", "Notes", "--body", "x"]],
     ids=["body", "section"],
 )
-def test_an_agent_never_replaces_a_hand_made_note_unread(repo: Path, text: str, edit: list[str]) -> None:
+def test_an_agent_never_replaces_a_hand_made_note_unread(repo: Path, text: str, edit: list[str]) -> None:  # noqa: F811
     cli = Cli(repo)
     path = repo / "shared" / "Tomatoes.md"
     path.write_text(text)
@@ -63,7 +52,7 @@ def test_an_agent_never_replaces_a_hand_made_note_unread(repo: Path, text: str, 
     cli.ok("note", "update", "Tomatoes", "--append", "Person again.")
 
 
-def test_a_ghosts_append_over_a_persons_edit_leaves_the_edit_theirs(repo: Path) -> None:
+def test_a_ghosts_append_over_a_persons_edit_leaves_the_edit_theirs(repo: Path) -> None:  # noqa: F811
     cli = Cli(repo)
     made = cli.ok(
         "note", "create", "--title", "Plan", "--type", "note", "--scope", "shared", "--body", "Original plan.",
@@ -98,7 +87,7 @@ def test_a_ghosts_append_over_a_persons_edit_leaves_the_edit_theirs(repo: Path) 
     assert "PERSON: do not ship on Friday." in path.read_text()
 
 
-def test_a_write_over_nothing_a_person_wrote_is_the_ghosts(repo: Path) -> None:
+def test_a_write_over_nothing_a_person_wrote_is_the_ghosts(repo: Path) -> None:  # noqa: F811
     """The other side: two ghosts' writes in a row, no edit between them, stay theirs."""
     cli = Cli(repo)
     made = cli.ok(
@@ -111,13 +100,13 @@ def test_a_write_over_nothing_a_person_wrote_is_the_ghosts(repo: Path) -> None:
     assert "hand" not in change["by"] and set(change["by"]) == {"alice", "bob"}
 
 
-def _agents_note(cli: Cli, repo: Path) -> Path:
+def _agents_note(cli: Cli, root: Path) -> Path:
     made = cli.ok(
         "note", "create", "--title", "Groceries", "--type", "note", "--scope", "shared", "--body", "ghost list",
         ghost="alice",
     )  # fmt: skip
     cli.ok("commit")
-    return repo / made["path"]
+    return root / made["path"]
 
 
 @pytest.mark.parametrize(
@@ -130,7 +119,7 @@ def _agents_note(cli: Cli, repo: Path) -> Path:
     ],
     ids=["tag", "comment", "validate", "set-with-version"],
 )
-def test_a_write_that_leaves_the_body_alone_keeps_a_hand_edit_protected(repo: Path, between: list[str]) -> None:
+def test_a_write_that_leaves_the_body_alone_keeps_a_hand_edit_protected(repo: Path, between: list[str]) -> None:  # noqa: F811
     """A tag, a comment or a validation brought the version level with the person's edit,
     and the next unread replace went through (found by review)."""
     cli = Cli(repo)
@@ -143,7 +132,7 @@ def test_a_write_that_leaves_the_body_alone_keeps_a_hand_edit_protected(repo: Pa
     assert "PERSON WROTE THIS" in path.read_text()
 
 
-def test_a_link_a_move_rewrote_is_no_persons_word(repo: Path) -> None:
+def test_a_link_a_move_rewrote_is_no_persons_word(repo: Path) -> None:  # noqa: F811
     """A note whose links a move rewrote is still the agent's to replace (found by review:
     the stale hash made it look hand-edited, and an append then marked it a person's)."""
     cli = Cli(repo)
@@ -166,7 +155,7 @@ def test_a_link_a_move_rewrote_is_no_persons_word(repo: Path) -> None:
     ],
     ids=["move", "delete"],
 )
-def test_a_ghosts_move_or_delete_over_a_persons_edit_leaves_it_theirs(repo: Path, write: list[str]) -> None:
+def test_a_ghosts_move_or_delete_over_a_persons_edit_leaves_it_theirs(repo: Path, write: list[str]) -> None:  # noqa: F811
     cli = Cli(repo)
     path = _agents_note(cli, repo)
     path.write_text(path.read_text().replace("ghost list", "PERSON WROTE THIS"))
@@ -175,7 +164,7 @@ def test_a_ghosts_move_or_delete_over_a_persons_edit_leaves_it_theirs(repo: Path
     assert changed and all("hand" in c["by"] for c in changed if c["kind"] in ("moved", "deleted")), changed
 
 
-def test_lint_fix_of_a_hand_made_note_leaves_it_the_persons(repo: Path) -> None:
+def test_lint_fix_of_a_hand_made_note_leaves_it_the_persons(repo: Path) -> None:  # noqa: F811
     cli = Cli(repo)
     (repo / "shared" / "Pat.md").write_text("---\ntitle: Pat thoughts\n---\nwords only pat wrote\n")
     cli.ok("lint", "--fix", ghost="alice")
@@ -185,7 +174,7 @@ def test_lint_fix_of_a_hand_made_note_leaves_it_the_persons(repo: Path) -> None:
     assert [c["by"] for c in made["commits"] if "shared/Pat.md" in c["paths"]] == ["hand"]
 
 
-def test_a_capture_a_person_wrote_stays_theirs_when_a_ghost_promotes_it(repo: Path) -> None:
+def test_a_capture_a_person_wrote_stays_theirs_when_a_ghost_promotes_it(repo: Path) -> None:  # noqa: F811
     """Found by review: promoting a capture a person typed in Obsidian made an ordinary note
     any ghost could replace unread."""
     cli = Cli(repo)

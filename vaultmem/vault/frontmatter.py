@@ -242,6 +242,17 @@ class _Block:
     lines: list[str] = field(default_factory=list)
 
 
+def _take(block: _Block, lines: list[str], value: Any) -> bool:
+    """`lines` as the block's, if they read back as `value` (else nothing changes)."""
+    try:
+        if load_yaml("".join(lines)).get(block.key or "") != value:
+            return False
+    except FrontMatterError:
+        return False
+    block.lines = lines
+    return True
+
+
 class FrontMatterEditor:
     """Edits front matter text one top-level key at a time.
 
@@ -326,13 +337,7 @@ class FrontMatterEditor:
         while end > 1 and (not block.lines[end - 1].strip() or block.lines[end - 1].strip().startswith("#")):
             end -= 1  # comment and blank lines after the items introduce the next key
         lines = block.lines[:end] + added + block.lines[end:]
-        try:
-            if load_yaml("".join(lines)).get(block.key or "") != value:
-                return False
-        except FrontMatterError:
-            return False
-        block.lines = lines
-        return True
+        return _take(block, lines, value)
 
     def _extend_flow(self, block: _Block, old: list[Any], value: list[Any]) -> bool:
         """A one-line flow list that only grew (`tags: [veg, "fruit"]  # my tags`, as a
@@ -355,13 +360,7 @@ class FrontMatterEditor:
         space = bare[len(inside) : close]  # `[ veg ]` keeps its space before the `]`
         joint = "" if inside.endswith("[") else ", "
         lines = [inside + joint + items[1:-1] + space + bare[close:] + head[len(bare) :], *rest]
-        try:
-            if load_yaml("".join(lines)).get(block.key or "") != value:
-                return False
-        except FrontMatterError:
-            return False
-        block.lines = lines
-        return True
+        return _take(block, lines, value)
 
     def remove(self, key: str) -> None:
         if key not in self._data:
