@@ -578,3 +578,23 @@ def test_a_clone_with_no_commits_yet_is_told_what_to_do(tmp_path: Path) -> None:
     Cli(fresh).ok("commit")
     git(fresh, "push", "-q", "-u", "origin", "HEAD")
     assert Cli(fresh).ok("sync")["pushed"] is True
+
+
+def test_a_ghosts_writes_around_a_sync_stay_the_ghosts(clones: tuple[Path, Path]) -> None:  # noqa: F811
+    """After a sync the journal interleaves both clones' lines, and review takes the lines
+    since the merge commit by the second: a write in that second once looked like it found
+    a person's edit (review listed `hand`, commit made it the person's and the next sync
+    refused). Found by review; the lines land in one second when the calls come quickly."""
+    one, two = clones
+    a, b = Cli(one), Cli(two)
+    made = create(a, "Shared list", "alice", body="Milk.")
+    a.ok("sync")
+    b.ok("sync")
+    a.ok("note", "update", made["id"], "--append", "alice adds", ghost="alice")
+    a.ok("sync")
+    b.ok("note", "update", made["id"], "--add-tag", "x", ghost="bob")
+    b.ok("sync")
+    b.ok("note", "update", made["id"], "--append", "bob adds", ghost="bob")
+    change = next(c for c in b.ok("review")["changes"] if c["path"] == made["path"])
+    assert "hand" not in change["by"] and change["by"][-1] == "bob", change
+    b.ok("sync")  # nothing held back as a person's

@@ -264,6 +264,7 @@ def writers(
     journal line, it counts for the change whose bytes it wrote."""
     paths = {change.path, change.old_path} - {None}
     mine = [e for e in journal.entries if e.path in paths]
+    every = mine  # the older lines too: what a write found may be what one of them left
     if old is None:
         # a new note: its writes since its path last held nothing (an earlier life deleted)
         start = max((i for i, e in enumerate(mine) if e.hash is None), default=None)
@@ -279,7 +280,8 @@ def writers(
         else:  # the base was a hand edit: the writes after the commit that brought it
             since = journal.since(change.old_path or change.path)
             mine = [e for e in mine if e.at >= since]
-    out = list(dict.fromkeys(_with_hands_between(mine, None if old is None else hashlib.sha256(old).hexdigest())))
+    base = None if old is None else hashlib.sha256(old).hexdigest()
+    out = list(dict.fromkeys(_with_hands_between(every, mine, base)))
     now_there = [e for e in mine if e.path == change.path]
     if change.kind == "deleted":
         if not mine:
@@ -293,19 +295,22 @@ def writers(
     return list(dict.fromkeys(out))
 
 
-def _with_hands_between(entries: list[Entry], base_digest: str | None) -> Iterator[str]:
-    """The writers of `entries` in order, `hand` before a write that found a file other than
-    the one the write before it left (a person's edit in between: a ghost's append to a
-    note a person had just edited carries their words, which stay theirs). A write that
-    found the base's own bytes found no edit: the entries since the base commit are taken
-    by the second (Journal.since), and one of them may be older than the commit."""
-    last: dict[str, str | None] = {}
-    for entry in entries:
-        before = last.get(entry.path, base_digest)
-        if entry.was is not None and entry.was not in (before, base_digest):
-            yield "hand"
-        yield label(entry)
-        last[entry.path] = entry.hash
+def _with_hands_between(every: list[Entry], mine: list[Entry], base: str | None) -> Iterator[str]:
+    """The writers of `mine` (the change's lines, a tail of `every`) in order, `hand` before
+    a write that found a file neither the base holds nor any earlier write left (a person's
+    edit in between: a ghost's append to a note a person had just edited carries their
+    words, which stay theirs). Any earlier write counts, not only the one just before:
+    after a sync the journal interleaves two clones' lines, and the lines since the base
+    commit are taken by the second (Journal.since), so the write a line followed may be
+    one left out of `mine`."""
+    counted = {id(e) for e in mine}
+    known = {base}
+    for entry in every:
+        if id(entry) in counted:
+            if entry.was is not None and entry.was not in known:
+                yield "hand"
+            yield label(entry)
+        known.add(entry.hash)
 
 
 class Flagger:
