@@ -12,6 +12,7 @@ import yaml
 from vaultmem.vault.frontmatter import load_yaml, split_document
 from vaultmem.vault.git import merge_text
 from vaultmem.vault.merge import has_conflict_markers, merge_body, merge_front_matter, merge_note
+from vaultmem.vault.note import body_hash
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -78,6 +79,37 @@ BASE = note({"id": "N", "title": "T", "tags": ["wine"], "version": 2, "updated":
              "hash": "sha256:x"}, "# T\n\nFirst line.\n\nMiddle line.\n\nLast line.\n")  # fmt: skip
 
 
+def _hashed(fm: dict[str, Any], body: str) -> str:
+    """A side as vaultmem wrote it: its hash matches its body."""
+    return note({**fm, "hash": body_hash(body)}, body)
+
+
+@pytest.mark.parametrize(
+    ("ours_by_hand", "theirs_by_hand", "hashed"),
+    [(False, False, True), (True, False, False), (False, True, False), (True, True, False)],
+    ids=["both-vaultmem", "ours-by-hand", "theirs-by-hand", "both-by-hand"],
+)
+def test_a_merged_body_is_vaultmems_only_when_both_sides_were(
+    ours_by_hand: bool, theirs_by_hand: bool, hashed: bool
+) -> None:
+    """A person's words on either side are in the merged body: it keeps no `hash`, so no
+    agent replaces it unread (services/revisions.py agents_body)."""
+    fm = {"id": "N", "title": "T", "version": 2}
+    base = _hashed(fm, "One.\n\nTwo.\n")
+    ours = _hashed({**fm, "version": 3}, "One, ours.\n\nTwo.\n")
+    theirs = _hashed({**fm, "version": 3}, "One.\n\nTwo, theirs.\n")
+    if ours_by_hand:
+        ours = ours.replace("One, ours.", "One, ours by hand.")
+    if theirs_by_hand:
+        theirs = theirs.replace("Two, theirs.", "Two, theirs by hand.")
+    merged = merge_note(base, ours, theirs, merge_text)
+    fm_out, body = parts(merged.text)
+    assert merged.conflicts == 0 and "Two, theirs" in body and "One, ours" in body
+    assert ("hash" in fm_out) is hashed
+    if hashed:
+        assert fm_out["hash"] == body_hash(body)
+
+
 def test_two_sides_writes_merge_clean() -> None:
     ours = note(
         {
@@ -86,13 +118,14 @@ def test_two_sides_writes_merge_clean() -> None:
             "tags": ["wine", "red"],
             "version": 3,
             "updated": "2026-01-02T00:00:00Z",
-            "hash": "sha256:y",
+            "hash": body_hash("# T\n\nFirst line, ours.\n\nMiddle line.\n\nLast line.\n"),
             "comments": [C1],
         },
         "# T\n\nFirst line, ours.\n\nMiddle line.\n\nLast line.\n",
     )
     theirs = note({"id": "N", "title": "T", "tags": ["wine", "burgundy"], "version": 4,
-                   "updated": "2026-01-03T00:00:00Z", "hash": "sha256:z", "comments": [C2]},
+                   "updated": "2026-01-03T00:00:00Z", "comments": [C2],
+                   "hash": body_hash("# T\n\nFirst line.\n\nMiddle line.\n\nLast line, theirs.\n")},
                   "# T\n\nFirst line.\n\nMiddle line.\n\nLast line, theirs.\n")  # fmt: skip
     merged = merge_note(BASE, ours, theirs, merge_text)
     assert merged.conflicts == 0
@@ -100,7 +133,7 @@ def test_two_sides_writes_merge_clean() -> None:
     assert fm["version"] == 5 and fm["updated"] == "2026-01-03T00:00:00Z"
     assert fm["tags"] == ["wine", "red", "burgundy"] and fm["comments"] == [C1, C2]
     assert body == "# T\n\nFirst line, ours.\n\nMiddle line.\n\nLast line, theirs.\n"
-    assert fm["hash"].startswith("sha256:") and fm["hash"] not in ("sha256:y", "sha256:z")
+    assert fm["hash"] == body_hash(body)
     assert has_conflict_markers(body) == []
 
 

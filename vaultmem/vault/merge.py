@@ -79,6 +79,13 @@ def merge_note(base: str, ours: str, theirs: str, merge_text: MergeText) -> Merg
 _CRLF_AT = re.compile(r"(?<!\r)\n")  # an LF without its CR: where CRLF goes (never \r\r\n)
 
 
+def _as_written(fm: dict[str, Any], body: str) -> bool:
+    """Whether a side's body is as vaultmem last wrote it: its `hash` matches."""
+    recorded = fm.get("hash")
+    plain = body.replace("\r\n", "\n")
+    return isinstance(recorded, str) and recorded in (body_hash(plain), body_hash(normalize_body(plain)))
+
+
 def _mostly_crlf(text: str) -> bool:
     """Whether most of `text`'s lines end in CRLF."""
     return text.count("\r\n") * 2 > text.count("\n")
@@ -97,7 +104,10 @@ def _merge_note(base: str, ours: str, theirs: str, merge_text: MergeText) -> Mer
     if clashes:
         conflicts += len(clashes)
         body = body.rstrip("\n") + "\n\n" + "\n".join(_marked(key, a, z) for key, a, z in clashes) + "\n"
-    merged["hash"] = body_hash(normalize_body(body)) if "hash" in merged else None
+    # `hash` says vaultmem wrote the body (what an agent may replace unread): only when both
+    # sides' bodies were as vaultmem wrote them; a person's words on either side are in it
+    agents = _as_written(ours_fm, ours_body) and _as_written(theirs_fm, theirs_body)
+    merged["hash"] = body_hash(normalize_body(body)) if "hash" in merged and agents else None
     changes: dict[str, Any] = {}
     for key in dict.fromkeys([*ours_fm, *merged]):
         value = merged.get(key)
