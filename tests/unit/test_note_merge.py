@@ -93,7 +93,7 @@ def test_a_merged_body_is_vaultmems_only_when_both_sides_were(
     ours_by_hand: bool, theirs_by_hand: bool, hashed: bool
 ) -> None:
     """A person's words on either side are in the merged body: it keeps no `hash`, so no
-    agent replaces it unread (services/revisions.py agents_body)."""
+    agent replaces it unread (vault/note.py as_written)."""
     fm = {"id": "N", "title": "T", "version": 2}
     base = _hashed(fm, "One.\n\nTwo.\n")
     ours = _hashed({**fm, "version": 3}, "One, ours.\n\nTwo.\n")

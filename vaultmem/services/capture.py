@@ -13,7 +13,7 @@ from vaultmem.models import CaptureResult, InboxEntry, InboxList, PromoteResult
 from vaultmem.services.app import App, batched_writes
 from vaultmem.services.lookup import find_note, location_of
 from vaultmem.services.notes import NewNote, create_note
-from vaultmem.services.revisions import agents_body, check_expected, version_of
+from vaultmem.services.revisions import check_expected, version_of
 from vaultmem.vault import store
 from vaultmem.vault.note import ParsedNote, parse_note
 
@@ -126,7 +126,7 @@ def promote(
             source=source,
             extra={"captured": parsed.front_matter.get("created") or note_time(utc_now())},
             allow_secret=allow_secret,
-            persons_words=not agents_body(parsed),  # a capture a person wrote stays theirs
+            persons_words=not parsed.body_as_written,  # a capture a person wrote stays theirs
         ),
         caught_up=True,
     )

@@ -241,7 +241,7 @@ def _hash_kept(path: str, before: ParsedNote | Unreadable, after: str) -> str:
     """`after` (links rewritten) with its `hash` recorded anew when the body before was as
     vaultmem wrote it: a link vaultmem rewrote is no person's word, and a stale hash would
     make the note look edited by hand (services/revisions.py, what an agent may replace)."""
-    if not isinstance(before, ParsedNote) or before.body_edited or not isinstance(before.field("hash"), str):
+    if not isinstance(before, ParsedNote) or not before.body_as_written:
         return after
     now = parse_note(path, after.encode("utf-8"))
     if not isinstance(now, ParsedNote) or not now.fm_ok or now.problems:

@@ -207,7 +207,7 @@ def create_note(app: App, spec: NewNote, *, caught_up: bool = False) -> WriteRes
         "expires": note_time(now + timedelta(days=spec.ttl_days)) if spec.ttl_days is not None else None,
         "version": 1,
     }
-    if not spec.persons_words:  # see services/revisions.py agents_body
+    if not spec.persons_words:  # see vault/note.py as_written
         fields["hash"] = body_hash(normalize_body(body))
     if spec.extra:
         fields.update({k: v for k, v in spec.extra.items() if k not in fields})

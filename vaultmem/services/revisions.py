@@ -100,26 +100,20 @@ def load_for_write(app: App, ref: str) -> Loaded:
     return Loaded(rec, parsed, data.decode("utf-8"), stamp)
 
 
-def holds_unseen_words(note: ParsedNote, file_version: int, now_at: int) -> bool:
+def holds_unseen_words(note: ParsedNote, now_at: int) -> bool:
     """Whether the note holds words vaultmem did not write: an edit made outside vaultmem
-    since its last write (its effective version past the one in the file), or a body that
-    never was vaultmem's (no `hash`: a note a person made in Obsidian or vim, a note of an
-    adopted vault, or one an agent added to without reading it first; see mutate)."""
-    return now_at != file_version or not agents_body(note)
-
-
-def agents_body(note: ParsedNote) -> bool:
-    """The body is as vaultmem last wrote it (`hash` recorded and matching). A write that
-    leaves the body alone (a tag, a comment) brings the version level with a hand edit
-    before it, so the version alone would forget a person's words."""
-    return isinstance(note.front_matter.get("hash"), str) and not note.body_edited
+    since its last write (its effective version past the one in the file), or a body not
+    as vaultmem wrote it (vault/note.py as_written). A write that leaves the body alone (a
+    tag, a comment) brings the version level with a hand edit before it, so the version
+    alone would forget a person's words."""
+    return now_at != note.version or not note.body_as_written
 
 
 def check_unseen_edit(path: str, note: ParsedNote, now_at: int) -> None:
     """A write that replaces text, from a caller that states no version it read: refused
     while the note holds words vaultmem did not write, so a person's words are never
     replaced unseen."""
-    if not holds_unseen_words(note, note.version, now_at):
+    if not holds_unseen_words(note, now_at):
         return
     what = (
         "an edit made by hand (outside vaultmem)"
@@ -164,7 +158,7 @@ def mutate(
         check_unseen_edit(loaded.record.path, note, now_at)
     # a body holding words vaultmem did not write (a front matter edit is not: no body text
     # is at stake) keeps no `hash` through an agent's unread addition (docstring)
-    unseen = unseen_caller and expect_version is None and not agents_body(note)
+    unseen = unseen_caller and expect_version is None and not note.body_as_written
     changes, new_body = mutation(note)
     if _changes_nothing(note, changes, new_body):
         # nothing the command asked for changes the note (a tag it already has, no flags):

@@ -32,7 +32,7 @@ from typing import Any
 from vaultmem.vault.comments import union as union_comments
 from vaultmem.vault.dates import later
 from vaultmem.vault.frontmatter import FrontMatterError, load_yaml, split_document
-from vaultmem.vault.note import body_hash
+from vaultmem.vault.note import as_written, body_hash
 from vaultmem.vault.writer import REMOVE, edit_note_text, normalize_body
 
 MergeText = Callable[..., tuple[str, int]]  # (ours, base, theirs, diff3=) -> (text, conflicts)
@@ -79,13 +79,6 @@ def merge_note(base: str, ours: str, theirs: str, merge_text: MergeText) -> Merg
 _CRLF_AT = re.compile(r"(?<!\r)\n")  # an LF without its CR: where CRLF goes (never \r\r\n)
 
 
-def _as_written(fm: dict[str, Any], body: str) -> bool:
-    """Whether a side's body is as vaultmem last wrote it: its `hash` matches."""
-    recorded = fm.get("hash")
-    plain = body.replace("\r\n", "\n")
-    return isinstance(recorded, str) and recorded in (body_hash(plain), body_hash(normalize_body(plain)))
-
-
 def _mostly_crlf(text: str) -> bool:
     """Whether most of `text`'s lines end in CRLF."""
     return text.count("\r\n") * 2 > text.count("\n")
@@ -106,7 +99,7 @@ def _merge_note(base: str, ours: str, theirs: str, merge_text: MergeText) -> Mer
         body = body.rstrip("\n") + "\n\n" + "\n".join(_marked(key, a, z) for key, a, z in clashes) + "\n"
     # `hash` says vaultmem wrote the body (what an agent may replace unread): only when both
     # sides' bodies were as vaultmem wrote them; a person's words on either side are in it
-    agents = _as_written(ours_fm, ours_body) and _as_written(theirs_fm, theirs_body)
+    agents = as_written(ours_fm, ours_body) and as_written(theirs_fm, theirs_body)
     merged["hash"] = body_hash(normalize_body(body)) if "hash" in merged and agents else None
     changes: dict[str, Any] = {}
     for key in dict.fromkeys([*ours_fm, *merged]):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import codecs
 import hashlib
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,10 +83,24 @@ class ParsedNote:
         return body_hash(self.body)
 
     @property
+    def body_as_written(self) -> bool:
+        """The body is as vaultmem last wrote it (see `as_written`)."""
+        return as_written(self.front_matter, self.body)
+
+    @property
     def body_edited(self) -> bool:
         """The body differs from what vaultmem last wrote (its `hash`): edited by hand."""
         recorded = self.front_matter.get("hash")
         return isinstance(recorded, str) and recorded != self.body_hash()
+
+
+def as_written(front: Mapping[str, Any], body: str) -> bool:
+    """Whether a body is as vaultmem last wrote it: a `hash` recorded, and matching. A body
+    without one (a person's note, one an agent added to unread) or that no longer matches
+    (edited by hand) holds a person's words, which no agent replaces unread
+    (services/revisions.py) and a merge keeps as theirs (vault/merge.py). Pure."""
+    recorded = front.get("hash")
+    return isinstance(recorded, str) and recorded == body_hash(body.replace("\r\n", "\n"))
 
 
 def effective_version(file_version: int, body_edited: bool, previous: int | None) -> int:
