@@ -226,3 +226,20 @@ def test_forwarding_lists_name_the_cli_s_own_commands_and_root_options() -> None
     root = {opt: param for param in group.params for opt in param.opts}
     assert all(not root[opt].is_flag for opt in forwarding.ROOT_OPTIONS)
     assert all(root[opt].is_flag for opt in forwarding.ROOT_FLAGS)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["-j", "search", "x"],
+        ["--json", "search", "x"],
+        ["--model", "m", "--reason", "r", "search", "x"],
+        ["--model=m", "-j", "--ghost", "alice", "search", "x"],
+    ],
+)
+def test_every_root_option_before_the_command_is_forwarded(argv: list[str]) -> None:
+    """`vaultmem -j search` ran in Python beside a watcher and waited 15 s on its lock (exit
+    6): the short `-j`, `--model` and `--reason` before the command word were not known."""
+    from vaultmem.daemon.client import forwardable
+
+    assert forwardable(argv) == "search"

@@ -56,11 +56,13 @@ def test_a_persons_properties_survive_every_vaultmem_write(vault: Path, cli: Cli
         ("note", "comment", made["id"], "--text", "Checked: 2 cases, 'quoted' #not-a-tag\nsecond line"),
         ("note", "validate", made["id"], "--by", "alice/gpt-x"),
         ("note", "update", made["id"], "--add-tag", "wine"),
-        ("note", "update", made["id"], "--set", "trust_score=0.7"),
+        # a replace of a field, on a note holding a person's properties: with the version read
+        ("note", "update", made["id"], "--set", "trust_score=0.7", "--expect-version", "{read}"),
         ("note", "comment", made["id"], "--text", "again"),
     ]
     for argv in writes:
-        cli.ok(*argv, ghost="alice")
+        read = str(cli.ok("get", made["id"], ghost="alice")["note"]["version"])
+        cli.ok(*(a.format(read=read) if a == "{read}" else a for a in argv), ghost="alice")
         lines = _fm_lines(path)
         start = lines.index(OBSIDIAN_LINES[0])
         assert lines[start : start + len(OBSIDIAN_LINES)] == OBSIDIAN_LINES, argv

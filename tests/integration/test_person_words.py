@@ -143,6 +143,10 @@ def test_a_link_a_move_rewrote_is_no_persons_word(repo: Path) -> None:  # noqa: 
     )  # fmt: skip
     cli.ok("note", "move", "Bee", "private/alice/Cee.md", ghost="alice")
     assert "Cee]]" in (repo / made["path"]).read_text()
+    # the rewrite is a version, in the file too: else the note looks edited by hand
+    version = cli.ok("get", "Ay", ghost="alice")["note"]["version"]
+    assert f"version: {version}\n" in (repo / made["path"]).read_text()
+    cli.ok("note", "comment", "Ay", "--text", "noted", ghost="alice")
     cli.ok("note", "update", "Ay", "--append", "more", ghost="alice")
     cli.ok("note", "update", "Ay", "--body", "replaced", ghost="alice")
 

@@ -214,7 +214,8 @@ def register(app: typer.Typer) -> None:
         """Record a validation and optionally adjust trust (memory_note_validate)."""
         from vaultmem.services.notes import validate_note
 
-        result = validate_note(open_app(ctx, vault, ghost, model=model, reason=reason), ref, by, trust, expect_version)
+        app_ = open_app(ctx, vault, ghost, model=model, reason=reason)
+        result = validate_note(app_, ref, by, trust, expect_version, refuse_unseen_edits=app_.ghost is not None)
         emit(result, json_mode(ctx, json_), _render_write)
 
     @note_app.command("comment")
@@ -234,13 +235,9 @@ def register(app: typer.Typer) -> None:
         from vaultmem.services.notes import comment_note
 
         text_ = read_text_arg(text, "text") or ""
+        app_ = open_app(ctx, vault, ghost, model=model, reason=reason)
         result = comment_note(
-            open_app(ctx, vault, ghost, model=model, reason=reason),
-            ref,
-            text_,
-            model,
-            expect_version,
-            allow_secret=allow_secret,
+            app_, ref, text_, model, expect_version, allow_secret=allow_secret, unseen_caller=app_.ghost is not None
         )
         emit(result, json_mode(ctx, json_), _render_write)
 

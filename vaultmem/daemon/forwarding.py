@@ -19,8 +19,8 @@ COMMANDS = ("search", "get", "query", "reference", "status", "index", "review")
 # The root options that may come before the command word (cli/main.py `root`): those that
 # take a value, as `--vault X` or `--vault=X`, and flags. The last --vault names the vault.
 VAULT_OPTION = "--vault"
-ROOT_OPTIONS = (VAULT_OPTION, "--ghost")
-ROOT_FLAGS = ("--json",)
+ROOT_OPTIONS = (VAULT_OPTION, "--ghost", "--model", "--reason")  # cli/main.py root()'s, every one
+ROOT_FLAGS = ("--json", "-j")
 # Help is the same everywhere: asking for it never wakes the watcher (up to a "--").
 HELP_FLAGS = ("--help", "-h")
 # Environment a forwarded command sees: the vaultmem settings and what decides rendering.

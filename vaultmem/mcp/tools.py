@@ -221,13 +221,21 @@ def _validate(a: Args, ghost: str | None) -> Plan:
 
     # Who validated is the transport's ghost, never a value the caller sends.
     by = f"{ghost or 'anonymous'}/{a.get('model') or 'unknown'}"
-    return Write(lambda app: validate_note(app, a["note_id"], by, a.get("trust_score"), a.get("expect_version")))
+    return Write(
+        lambda app: validate_note(
+            app, a["note_id"], by, a.get("trust_score"), a.get("expect_version"), refuse_unseen_edits=True
+        )
+    )
 
 
 def _comment(a: Args, ghost: str | None) -> Plan:
     from vaultmem.services.notes import comment_note
 
-    return Write(lambda app: comment_note(app, a["note_id"], a["comment"], a.get("model"), a.get("expect_version")))
+    return Write(
+        lambda app: comment_note(
+            app, a["note_id"], a["comment"], a.get("model"), a.get("expect_version"), unseen_caller=True
+        )
+    )
 
 
 def _delete(a: Args, ghost: str | None) -> Plan:

@@ -102,8 +102,11 @@ def watcher_info(app: App) -> dict[str, Any]:
         "started", "socket", "last_reconcile", "queue", "pending_events", "recent_errors", "idle_exit_s", "model",
         "postings",
     )  # fmt: skip
+    # What the last reconcile changed, the events waiting and the errors met are the whole
+    # vault's: a ghost polling them would count another ghost's private writes (SPEC §3).
+    vault_wide = ("last_reconcile", "queue", "pending_events", "recent_errors")
     for key in keys:
-        if key in data:
+        if key in data and not (app.ghost is not None and key in vault_wide):
             info[key] = data[key]
     return info
 

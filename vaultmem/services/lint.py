@@ -20,7 +20,7 @@ from vaultmem.vault.comments import nested as nested_comments
 from vaultmem.vault.comments import read as comments_of
 from vaultmem.vault.ids import new_ulid
 from vaultmem.vault.layout import classify, walk_notes
-from vaultmem.vault.note import ParsedNote, Unreadable, parse_note
+from vaultmem.vault.note import REPEATED_KEY, ParsedNote, Unreadable, parse_note
 from vaultmem.vault.schema import check_note
 from vaultmem.vault.secrets import file_text, find_secrets, scanner_version
 from vaultmem.vault.writer import edit_note_text
@@ -205,7 +205,7 @@ def _rewrite_properties(
     for note in notes:
         if app.ghost is not None and not app.can_write(note.location):
             continue
-        if not note.fm_ok or not changes_of(note.front_matter):
+        if not note.fm_ok or _repeats_keys(note) or not changes_of(note.front_matter):
             continue
         try:
             data, stamp = store.read_file(app.root, note.relpath)
@@ -237,6 +237,7 @@ def _add_missing_ids(app: App, notes: list[ParsedNote]) -> list[dict[str, str]]:
         if (
             not note.id_derived
             or not note.fm_ok
+            or _repeats_keys(note)
             or any(p.code in ("not_utf8", "unclosed_frontmatter") for p in note.problems)
         ):
             continue
@@ -253,3 +254,8 @@ def _add_missing_ids(app: App, notes: list[ParsedNote]) -> list[dict[str, str]]:
         found[note.relpath] = stamp.sha256  # what the fix found: a person's words stay theirs (review.writers)
     app.wrote([f["path"] for f in fixed], was=found)
     return fixed
+
+
+def _repeats_keys(note: ParsedNote) -> bool:
+    """A key set twice: re-rendering the block would drop one, maybe a person's (note.py)."""
+    return any(p.code == REPEATED_KEY for p in note.problems)

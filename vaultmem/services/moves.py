@@ -222,7 +222,7 @@ def apply_moves(app: App, moves: Mapping[str, str], *, dry_run: bool, operator: 
         rec = app.db.get(path)
         parsed = parse_note(path, data)
         version = version_of(app, rec, parsed, stamp.sha256) if rec and isinstance(parsed, ParsedNote) else 0
-        new_data = _hash_kept(path, parsed, after).encode("utf-8")
+        new_data = _hash_kept(path, parsed, after, version + 1).encode("utf-8")
         store.replace_file(app.root, path, new_data, stamp)
         # A changed body is a new version (what an agent read before has other links).
         record_written(app, path, new_data, version + 1, upkeep=not tell, was=stamp.sha256)
@@ -237,16 +237,18 @@ def _sha256(app: App, path: str) -> str | None:
         return None
 
 
-def _hash_kept(path: str, before: ParsedNote | Unreadable, after: str) -> str:
-    """`after` (links rewritten) with its `hash` recorded anew when the body before was as
-    vaultmem wrote it: a link vaultmem rewrote is no person's word, and a stale hash would
-    make the note look edited by hand (services/revisions.py, what an agent may replace)."""
+def _hash_kept(path: str, before: ParsedNote | Unreadable, after: str, version: int) -> str:
+    """`after` (links rewritten) with its `hash` and `version` recorded anew when the body
+    before was as vaultmem wrote it: a link vaultmem rewrote is no person's word, and a
+    stale hash, or a version in the file behind the note's, would make the note look edited
+    by hand (services/revisions.py, what an agent may replace)."""
     if not isinstance(before, ParsedNote) or not before.body_as_written:
         return after
     now = parse_note(path, after.encode("utf-8"))
     if not isinstance(now, ParsedNote) or not now.fm_ok or now.problems:
         return after
-    return edit_note_text(after, now.front_matter, {"hash": body_hash(now.body)}).text
+    changes = {"hash": body_hash(now.body), "version": version}
+    return edit_note_text(after, now.front_matter, changes).text
 
 
 def _visible(app: App, path: str) -> bool:
@@ -264,6 +266,14 @@ def _target_path(app: App, rec: NoteRecord, target: str) -> str:
         raise InvalidInput("target must not be empty")
     name = rec.path.rsplit("/", 1)[-1]
     folder = rec.path.rsplit("/", 1)[0] if "/" in rec.path else ""
+    if "/" in raw:
+        # Whether a folder exists is looked at only where the caller may write, and a
+        # refusal names the target as given: else `private/bob/<guess>` would answer
+        # whether bob has that folder (a hidden folder must answer as an absent one).
+        clean = store.check_relpath(raw)
+        places = [classify(store.disk_prefix(app.root, p)) for p in (f"{clean}/{name}", f"{clean}.md")]
+        if not any(loc.placed and app.can_write(loc) for loc in places):
+            raise InvalidInput(f"cannot move a note to {raw!r}: not a folder you may write")
     if raw.endswith("/") or (app.root / raw).is_dir():
         new = f"{store.check_relpath(raw)}/{name}"
     elif "/" not in raw:

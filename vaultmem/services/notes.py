@@ -234,8 +234,8 @@ class NotePatch:
 
     @property
     def replaces_text(self) -> bool:
-        """Whether it writes over what is there (not only adds to it: append, tags)."""
-        return bool(self.body is not None or self.sets or self.fields or self.title is not None)
+        """Whether it writes over what is there (not only adds to it: append, new tags)."""
+        return bool(self.body is not None or self.sets or self.fields or self.title is not None or self.remove_tags)
 
 
 MAX_SETS = 200  # front matter is edited key by key: 100,000 keys took one update 115 s
@@ -322,8 +322,16 @@ def update_note(
 
 
 def validate_note(
-    app: App, ref: str, by: str, trust: float | None, expect_version: int | None = None
+    app: App,
+    ref: str,
+    by: str,
+    trust: float | None,
+    expect_version: int | None = None,
+    *,
+    refuse_unseen_edits: bool = False,
 ) -> ValidateResult:
+    """`refuse_unseen_edits`: a caller that states no version may not set `trust_score` on a
+    note holding an edit it has not read (a person's own rating among them), as `--set`."""
     if "/" not in by or not all(part.strip() for part in by.split("/", 1)):
         raise InvalidInput(f"--by must be GHOST/MODEL, e.g. alice/gpt-x; got {by!r}")
     validate_ghost_name(by.split("/", 1)[0])
@@ -336,7 +344,10 @@ def validate_note(
             changes["trust_score"] = trust_value
         return changes, None
 
-    result, fm = mutate(app, ref, mutation, expect_version=expect_version)
+    guard = refuse_unseen_edits and trust_value is not None
+    result, fm = mutate(
+        app, ref, mutation, expect_version=expect_version, refuse_unseen_edits=guard, unseen_caller=refuse_unseen_edits
+    )
     return ValidateResult(result.id, result.version, stamp, fm.get("trust_score"), result.path)
 
 
@@ -348,7 +359,9 @@ def comment_note(
     expect_version: int | None = None,
     *,
     allow_secret: bool = False,
+    unseen_caller: bool = False,
 ) -> CommentResult:
+    """`unseen_caller`: an agent that states no version it read (mutate)."""
     if not text.strip():
         raise InvalidInput("comment text must not be empty")
     stamp = note_time(utc_now())
@@ -360,7 +373,9 @@ def comment_note(
         comments = [*comments_of(note.front_matter.get("comments")), entry]
         return {"comments": as_property(comments), "updated": stamp}, None
 
-    result, fm = mutate(app, ref, mutation, expect_version=expect_version, allow_secret=allow_secret)
+    result, fm = mutate(
+        app, ref, mutation, expect_version=expect_version, allow_secret=allow_secret, unseen_caller=unseen_caller
+    )
     return CommentResult(result.id, result.version, [c.to_dict() for c in comments_of(fm.get("comments"))], result.path)
 
 

@@ -30,7 +30,7 @@ from vaultmem.vault import store
 from vaultmem.vault.changes import CHURN
 from vaultmem.vault.git import Git
 from vaultmem.vault.layout import classify
-from vaultmem.vault.note import ParsedNote, body_hash, parse_note
+from vaultmem.vault.note import REPEATED_KEY, ParsedNote, body_hash, parse_note
 from vaultmem.vault.writer import REMOVE, edit_note_text, normalize_body
 
 
@@ -206,6 +206,8 @@ def _merge(git: Git, before: ParsedNote, after: ParsedNote, current: bytes, path
     now = _parsed(path, current)
     if now is None:
         return "unreadable now; left as it is"
+    if any(p.code == REPEATED_KEY for p in now.problems):
+        return "its front matter sets a key more than once now (see `vaultmem lint`); left as it is"
     try:
         text = current.decode("utf-8")
     except UnicodeDecodeError:

@@ -18,7 +18,7 @@ from vaultmem.models import (
 from vaultmem.services.app import App
 from vaultmem.services.lookup import find_note
 from vaultmem.vault import store
-from vaultmem.vault.note import ParsedNote, Unreadable, body_hash, parse_note, version_now
+from vaultmem.vault.note import REPEATED_KEY, ParsedNote, Unreadable, body_hash, parse_note, version_now
 from vaultmem.vault.secrets import refuse_secrets
 from vaultmem.vault.writer import REMOVE, edit_note_text, normalize_body
 
@@ -97,6 +97,9 @@ def load_for_write(app: App, ref: str) -> Loaded:
         raise InvalidInput(f"{rec.path}: front matter is broken; fix it by hand (see `vaultmem lint`)")
     if any(p.code == "not_utf8" for p in parsed.problems):
         raise InvalidInput(f"{rec.path}: not valid UTF-8; vaultmem will not rewrite it")
+    for problem in parsed.problems:
+        if problem.code == REPEATED_KEY:
+            raise InvalidInput(f"{rec.path}: {problem.message} by hand (see `vaultmem lint`); nothing written")
     return Loaded(rec, parsed, data.decode("utf-8"), stamp)
 
 
@@ -154,11 +157,22 @@ def mutate(
         )
     now_at = version_of(app, loaded.record, note, loaded.stamp.sha256)
     check_expected(loaded.record.path, note.version, now_at, expect_version)
+    if not loaded.text and expect_version is None:
+        # An editor saving in place truncates the file, then writes it: a write landing in
+        # between would put an agent's line in place of the whole note, and the editor's
+        # text would go to a file no longer in the vault. An empty note is written only by
+        # a caller that read it so (its version).
+        raise Conflict(
+            f"{loaded.record.path} is empty on disk (an editor may be saving it): read it, then retry "
+            f"with expect_version {now_at}; nothing written",
+            current_version=now_at,
+        )
     if refuse_unseen_edits and expect_version is None:
         check_unseen_edit(loaded.record.path, note, now_at)
-    # a body holding words vaultmem did not write (a front matter edit is not: no body text
-    # is at stake) keeps no `hash` through an agent's unread addition (docstring)
-    unseen = unseen_caller and expect_version is None and not note.body_as_written
+    # a note holding words vaultmem did not write keeps no `hash` through an agent's unread
+    # addition (docstring): in its body, or in a field edited by hand (a person's
+    # `trust_score`), which the addition's new version would otherwise make look seen
+    unseen = unseen_caller and expect_version is None and holds_unseen_words(note, now_at)
     changes, new_body = mutation(note)
     if _changes_nothing(note, changes, new_body):
         # nothing the command asked for changes the note (a tag it already has, no flags):
@@ -171,6 +185,8 @@ def mutate(
         changes["version"] = version
     if new_body is not None:
         changes["hash"] = REMOVE if unseen else body_hash(normalize_body(new_body))
+    elif unseen and note.body_as_written:
+        changes["hash"] = REMOVE
     edited = edit_note_text(loaded.text, note.front_matter, changes, new_body)
     if edited.text != loaded.text:
         refuse_secrets(edited.text, loaded.text, what=loaded.record.path, allow=allow_secret)

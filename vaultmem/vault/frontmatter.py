@@ -165,8 +165,9 @@ def _expanded_size(node: yaml.Node, memo: dict[int, int], active: set[int]) -> i
     return size
 
 
-def load_yaml(fm_text: str) -> dict[str, Any]:
-    """Parse front matter text into a JSON-safe mapping, or raise FrontMatterError."""
+def load_yaml(fm_text: str, repeated: list[str] | None = None) -> dict[str, Any]:
+    """Parse front matter text into a JSON-safe mapping, or raise FrontMatterError.
+    `repeated` gets the top-level keys the text sets more than once (YAML keeps the last)."""
     if not fm_text.strip():
         return {}
     loader = _Loader(fm_text)
@@ -175,6 +176,8 @@ def load_yaml(fm_text: str) -> dict[str, Any]:
         node = loader.get_single_node()
         if node is None:
             return {}
+        if repeated is not None and isinstance(node, yaml.MappingNode):
+            repeated.extend(_repeated_keys(node))
         if _expanded_size(node, {}, set()) > MAX_EXPANDED_NODES:
             raise FrontMatterError("yaml_alias_bomb", "front matter expands beyond a safe size (alias bomb?)")
         data = loader.construct_document(node)
@@ -191,6 +194,17 @@ def load_yaml(fm_text: str) -> dict[str, Any]:
             f"front matter is a {type(data).__name__}, not a mapping of keys to values",
         )
     return {str(k): jsonable(v) for k, v in data.items()}
+
+
+def _repeated_keys(node: yaml.MappingNode) -> list[str]:
+    seen: set[str] = set()
+    out: list[str] = []
+    for key, _ in node.value:
+        if isinstance(key, yaml.ScalarNode):
+            if key.value in seen and key.value not in out:
+                out.append(key.value)
+            seen.add(key.value)
+    return out
 
 
 def jsonable(value: Any) -> Any:

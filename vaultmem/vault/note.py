@@ -253,17 +253,29 @@ def parse_note(relpath: str, data: bytes) -> ParsedNote | Unreadable:
     )
 
 
+REPEATED_KEY = "repeated_key"
+
+
 def _front_matter(relpath: str, split: SplitDocument, problems: list[Problem]) -> tuple[dict[str, Any], bool]:
     """The front matter as a mapping, and whether it could be read (a problem added if not)."""
     if split.unclosed:
         problems.append(Problem(relpath, "warning", "unclosed_frontmatter", "front matter has no closing '---'"))
     if split.fm_text is None:
         return {}, True
+    repeated: list[str] = []
     try:
-        return load_yaml(split.fm_text), True
+        front = load_yaml(split.fm_text, repeated)
     except FrontMatterError as exc:
         problems.append(Problem(relpath, "error", exc.code, str(exc)))
         return {}, False
+    if repeated:
+        # YAML keeps the last; a write re-rendering the block would drop the others, a
+        # person's words among them, so vaultmem edits no such note (revisions.load_for_write)
+        named = ", ".join(repr(k) for k in repeated)
+        problems.append(
+            Problem(relpath, "warning", REPEATED_KEY, f"front matter sets {named} more than once; keep one")
+        )
+    return front, True
 
 
 def _note_id(relpath: str, front: dict[str, Any]) -> tuple[str, bool]:
