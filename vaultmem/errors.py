@@ -41,6 +41,11 @@ class Conflict(VaultmemError):
     code = "conflict"
 
 
+class ChangedOnDisk(Conflict):
+    """The file changed between a write's read and its rename: another writer was quicker.
+    An addition (append, comment) reads again and retries; a replace reports it."""
+
+
 class InvalidInput(VaultmemError):
     exit_code = 5
     code = "invalid_input"

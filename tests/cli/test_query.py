@@ -237,3 +237,18 @@ def test_human_output(qcli: Cli) -> None:
     assert "Kiln firing" in res.stdout and "shared/kiln.md" in res.stdout
     with pytest.raises(json.JSONDecodeError):
         json.loads(res.stdout)
+
+
+@pytest.mark.parametrize(
+    ("query", "found"),
+    [
+        ("C++", ["shared/code.md"]),  # its word alone, `c`, matched every word starting with c
+        ("C#", ["shared/code.md"]),
+        ("🍣", ["shared/code.md"]),  # no word at all: matched nothing, silently
+        ("¿¿??", []),
+    ],
+)
+def test_a_query_of_symbols_is_matched_as_written(qvault: Path, query: str, found: list[str]) -> None:
+    note(qvault, "shared/code.md", "Templates in C++ and events in C#; 🍣 on Fridays.\n", title="Code", type="note")
+    data = Cli(qvault).ok("query", query)
+    assert [m["path"] for m in data["matches"]] == found

@@ -183,7 +183,13 @@ def diary_entry(app: App, day_text: str | None, append: str | None = None, edito
     rec = app.db.get(path)
     created = rec is None or not rec.is_note
     if created:
-        create_note(app, NewNote(title=day.isoformat(), type="episode", scope="diary"), caught_up=True)
+        # Two appends at once both find no entry for the day: the first makes it, the
+        # other adds to it (never a second, numbered file for the same day).
+        day_note = NewNote(title=day.isoformat(), type="episode", scope="diary", numbered=False)
+        try:
+            create_note(app, day_note, caught_up=True)
+        except FileExistsError:
+            created = False
     if append is None:
         assert editor is not None
         return open_in_editor(app, path, editor, created=created)
@@ -193,5 +199,5 @@ def diary_entry(app: App, day_text: str | None, append: str | None = None, edito
         base = note.body.rstrip("\n")
         return {}, (f"{base}\n{line}\n" if base else f"{line}\n")
 
-    written, _ = mutate(app, path, add_line, unseen_caller=app.ghost is not None)
+    written, _ = mutate(app, path, add_line, unseen_caller=app.ghost is not None, addition=True)
     return EditResult(written.id, written.path, created, True, written.version, lines_added=1)

@@ -152,6 +152,8 @@ class NewNote:
     # the body is words a person wrote outside vaultmem (a capture made in Obsidian): no
     # `hash`, so no agent replaces them unread
     persons_words: bool = False
+    # False: `stem.md` itself or nothing (FileExistsError), never `stem 1.md` (a diary's day)
+    numbered: bool = True
 
 
 def _resolve_parent(app: App, ref: str) -> NoteRecord:
@@ -214,7 +216,11 @@ def create_note(app: App, spec: NewNote, *, caught_up: bool = False) -> WriteRes
     text = new_note_text(fields, body)
     refuse_secrets(text, what="the note", allow=spec.allow_secret)
     data = text.encode("utf-8")
-    relpath = store.create_unique(app.root, folder, stem, data)
+    if spec.numbered:
+        relpath = store.create_unique(app.root, folder, stem, data)
+    else:
+        relpath = f"{folder}/{stem}.md"
+        store.create_file(app.root, relpath, data)
     record_written(app, relpath, data, 1)
     return WriteResult(fields["id"], relpath, 1)
 
@@ -315,6 +321,7 @@ def update_note(
         refuse_unseen_edits=guard,
         unseen_caller=refuse_unseen_edits,
         allow_secret=allow_secret,
+        addition=not patch.replaces_text,
     )
     if section_found and not section_found[0]:
         return WriteResult(result.id, result.path, result.version, {"section_created": True})
@@ -374,7 +381,13 @@ def comment_note(
         return {"comments": as_property(comments), "updated": stamp}, None
 
     result, fm = mutate(
-        app, ref, mutation, expect_version=expect_version, allow_secret=allow_secret, unseen_caller=unseen_caller
+        app,
+        ref,
+        mutation,
+        expect_version=expect_version,
+        allow_secret=allow_secret,
+        unseen_caller=unseen_caller,
+        addition=True,
     )
     return CommentResult(result.id, result.version, [c.to_dict() for c in comments_of(fm.get("comments"))], result.path)
 

@@ -12,6 +12,7 @@ the pattern would give. Excerpts are made only for the matches returned.
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -110,16 +111,21 @@ def _plan(app: App, req: QueryRequest) -> _Plan:
     scopes = scopes_for(req.scope)
     words: list[str] | None
     pattern: Pattern
-    if req.regex:
+    words = None if req.regex else keywords(text)
+    if words is not None and literal_query(text, words):
+        # `C++`, `C#`, `🍣`, `???`: the words alone (`c`, none) would match every note with a
+        # word starting with c, or none; the text itself is what a grep would look for
+        words, text_pattern = None, re.escape(text)
+    else:
+        text_pattern = text
+    if words is None:
         import regex
 
         try:
-            pattern = BoundedRegex(text, REGEX_BUDGET_S)
+            pattern = BoundedRegex(text_pattern, REGEX_BUDGET_S)
         except (regex.error, ValueError, OverflowError, RecursionError) as exc:
             raise InvalidInput(f"invalid regular expression: {exc}") from None
-        words = None
     else:
-        words = keywords(text)
         pattern = keyword_pattern(words)
     since = parse_date_bound(req.since, "since", end_of_day=False)
     until = parse_date_bound(req.until, "until", end_of_day=True)
@@ -130,6 +136,17 @@ def _plan(app: App, req: QueryRequest) -> _Plan:
         app.notice(f"warning: {warning}")
     scan = KeywordScan(words) if words is not None else None
     return _Plan(text, pattern, words, scan, tuple(scopes or ()), types, since, until, changed_since, changed_until)
+
+
+def literal_query(text: str, words: Sequence[str]) -> bool:
+    """Whether a keyword query is better matched as its literal text: it has no words, or
+    only one-letter ones beside symbols (`C++`, `C#`, `F# & C#`)."""
+    if not words:
+        return True
+    return all(len(w) == 1 and w.isascii() for w in words) and _SYMBOL_RE.search(text) is not None
+
+
+_SYMBOL_RE = re.compile(r"[^\w\s]")
 
 
 def _age_days(now: float, rec: NoteRecord) -> float:

@@ -4,13 +4,15 @@ that refuse to write over what the caller has not seen, and the atomic write bac
 from __future__ import annotations
 
 import hashlib
+import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from vaultmem.clock import note_time
 from vaultmem.clock import now as utc_now
-from vaultmem.errors import Conflict, InvalidInput
+from vaultmem.errors import ChangedOnDisk, Conflict, InvalidInput
 from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import (
     WriteResult,
@@ -130,6 +132,11 @@ def check_unseen_edit(path: str, note: ParsedNote, now_at: int) -> None:
     )
 
 
+# An addition that lost the race for a note to another writer reads it again and adds to
+# what is there now, this many times: eight agents appending to one note at once all land.
+ADDITION_RETRIES = 12
+
+
 def mutate(
     app: App,
     ref: str,
@@ -140,13 +147,40 @@ def mutate(
     refuse_unseen_edits: bool = False,
     unseen_caller: bool = False,
     allow_secret: bool = False,
+    addition: bool = False,
 ) -> tuple[WriteResult, dict[str, Any]]:
     """Read a note, apply `mutation`, write it back atomically unless it changed meanwhile.
     `refuse_unseen_edits`: without `expect_version`, a hand edit is a conflict
     (check_unseen_edit) rather than text to write over. `unseen_caller`: an agent that
     states no version it read; what it adds to a note holding a person's words leaves the
     note without `hash`, so the words stay a person's that no later unseen write replaces.
-    A write that adds a secret is refused unless `allow_secret` (vault/secrets.py)."""
+    A write that adds a secret is refused unless `allow_secret` (vault/secrets.py).
+    `addition`: the mutation only adds (a line, a comment, a tag); without `expect_version`,
+    a note another writer changed meanwhile is read again and added to, every check anew
+    (a replace, or a caller that stated a version, gets the conflict)."""
+    tries = ADDITION_RETRIES if addition and expect_version is None else 1
+    for attempt in range(tries):
+        try:
+            return _mutate_once(
+                app, ref, mutation, expect_version, bump, refuse_unseen_edits, unseen_caller, allow_secret
+            )
+        except ChangedOnDisk:
+            if attempt == tries - 1:
+                raise
+            time.sleep(random.uniform(0.005, 0.02) * (attempt + 1))  # apart, not in step again
+    raise AssertionError("unreachable")
+
+
+def _mutate_once(
+    app: App,
+    ref: str,
+    mutation: Mutation,
+    expect_version: int | None,
+    bump: bool,
+    refuse_unseen_edits: bool,
+    unseen_caller: bool,
+    allow_secret: bool,
+) -> tuple[WriteResult, dict[str, Any]]:
     loaded = load_for_write(app, ref)
     note = loaded.note
     if any(p.code == "unclosed_frontmatter" for p in note.problems):

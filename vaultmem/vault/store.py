@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from vaultmem import clock
-from vaultmem.errors import Conflict, InvalidInput, NotFound
+from vaultmem.errors import ChangedOnDisk, Conflict, InvalidInput, NotFound
 from vaultmem.models import Problem
 from vaultmem.paths import TRASH_RELPATH
 from vaultmem.vault.exchange import exchange
@@ -337,7 +337,7 @@ def replace_file(root: Path, relpath: str, data: bytes, expected: FileStamp) -> 
     except FileNotFoundError:
         raise Conflict(f"{relpath} was deleted on disk since it was read; nothing written") from None
     tmp = _write_temp(target.parent, target.name, data, st.st_mode & 0o7777)
-    changed = Conflict(f"{relpath} changed on disk since it was read; nothing written")
+    changed = ChangedOnDisk(f"{relpath} changed on disk since it was read; nothing written")
     try:
         now = current_stamp(target)
         if now is None or now.sha256 != expected.sha256:
