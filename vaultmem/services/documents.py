@@ -19,6 +19,7 @@ from vaultmem.services.app import App
 from vaultmem.services.lookup import find_note, linked_note, location_of, not_found
 from vaultmem.services.revisions import version_of
 from vaultmem.vault import store
+from vaultmem.vault.attachments import Attachments
 from vaultmem.vault.comments import read as comments_of
 from vaultmem.vault.note import Unreadable, parse_note
 
@@ -45,12 +46,14 @@ def links_of(app: App, path: str) -> Links:
 
     links = Links(out=[], in_=[])
     seen: set[tuple[str, str]] = set()
+    files = Attachments(app.root, app.can_read)  # `![[pic.png]]`: no note, but there
     for edge in out_edges:
         target = visible(edge.dst)
         if edge.kind == "parent":
             links = replace(links, parent=linked_note(target) if target else None)
         elif target is None:
-            links.dangling.append(Dangling(edge.target, edge.heading))
+            if not files.resolves(edge.target, path):
+                links.dangling.append(Dangling(edge.target, edge.heading))
         elif ("out", target.path) not in seen:
             seen.add(("out", target.path))
             links.out.append(LinkOut(linked_note(target), edge.kind, edge.heading, edge.label))

@@ -10,11 +10,14 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
+from vaultmem.config import VaultConfig
 from vaultmem.errors import Conflict, NotFound
 from vaultmem.index.resolve import LinkSource, NameEntry, Resolver, compute_edges
 from vaultmem.models import LintReport, Problem
 from vaultmem.services.app import App
+from vaultmem.services.obsidian_links import link_by_file_names, not_file_named
 from vaultmem.vault import store
+from vaultmem.vault.attachments import Attachments
 from vaultmem.vault.comments import as_property
 from vaultmem.vault.comments import nested as nested_comments
 from vaultmem.vault.comments import read as comments_of
@@ -65,12 +68,15 @@ def lint_vault(app: App, fix: bool = False) -> LintReport:
             done = {f["path"] for f in dated}
             problems = [p for p in problems if not (p.code == "zoned_date" and p.path in done)]
             fixed += dated
+        relinked, notes = link_by_file_names(app, notes, lambda note: not _repeats_keys(note))
+        fixed += relinked
     problems.extend(
         Problem(path, "error", "name_not_utf8", UNNAMED_MESSAGE)
         for path in unnamed
         if app.ghost is None or app.can_read(classify(path))
     )
-    problems.extend(_cross_checks(notes, {f["path"]: f["id"] for f in fixed if "id" in f}))
+    files = Attachments(app.root, lambda loc: app.ghost is None or app.can_read(loc))
+    problems.extend(_cross_checks(notes, {f["path"]: f["id"] for f in fixed if "id" in f}, files.resolves, app.config))
     problems.extend(_secrets(app, notes))
     problems.sort(key=lambda p: (p.path, _SEVERITY_ORDER.get(p.severity, 2), p.code))
     errors = sum(1 for p in problems if p.severity == "error")
@@ -110,7 +116,10 @@ def lint_staged(app: App) -> LintReport:
     return LintReport(problems, errors, sum(1 for p in problems if p.severity == "warning"), checked)
 
 
-def _cross_checks(notes: list[ParsedNote], new_ids: dict[str, str]) -> list[Problem]:
+def _cross_checks(
+    notes: list[ParsedNote], new_ids: dict[str, str], attached: Callable[[str, str], bool], config: VaultConfig
+) -> list[Problem]:
+    """`attached(target, source)`: whether a link names a file other than a note that is there."""
     problems: list[Problem] = []
     by_id: dict[str, list[str]] = defaultdict(list)
     for note in notes:
@@ -136,12 +145,12 @@ def _cross_checks(notes: list[ParsedNote], new_ids: dict[str, str]) -> list[Prob
     resolver = Resolver(NameEntry(n.relpath, n.id, n.title, n.aliases) for n in notes)
     sources = [LinkSource(n.relpath, tuple(link.to_dict() for link in n.links), n.parent) for n in notes]
     for edge in compute_edges(resolver, sources):
-        if edge.dst is None:
+        if edge.dst is None and (edge.kind == "parent" or not attached(edge.target, edge.src)):
             what = "parent" if edge.kind == "parent" else "link"
             problems.append(
                 Problem(edge.src, "warning", "dangling_link", f"{what} target {edge.target!r} does not resolve")
             )
-    return problems
+    return problems + not_file_named(notes, resolver, config)
 
 
 def _secrets(app: App, notes: list[ParsedNote]) -> list[Problem]:

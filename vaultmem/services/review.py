@@ -31,6 +31,7 @@ from vaultmem.errors import InvalidInput
 from vaultmem.models import Change, Flag, ReviewResult
 from vaultmem.services.app import App
 from vaultmem.services.twins import Twins
+from vaultmem.vault.attachments import Attachments
 from vaultmem.vault.changes import NoteChange, Side, describe, scope_moved
 from vaultmem.vault.git import STAGED, WORKTREE, Git, GitError
 from vaultmem.vault.journal import JOURNAL_DIR, Entry, parse_lines, read_all, stamp
@@ -372,8 +373,11 @@ class Flagger:
         a hidden note's title from a missing one)."""
         added = {t.lower() for t in change.links_added}
         out = []
+        files = Attachments(self.app.root, self.app.can_read)  # `![[pic.png]]`: there, not a note
         for edge in self.app.db.edges_from(change.path):
             if edge.target.strip().lower() in added and (edge.dst is None or not self._seen([edge.dst])):
+                if edge.dst is None and files.resolves(edge.target, change.path):
+                    continue
                 out.append(edge.target.strip())
         return list(dict.fromkeys(out))
 

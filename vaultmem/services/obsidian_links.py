@@ -1,0 +1,118 @@
+"""Wikilinks vaultmem resolves that Obsidian does not: `lint` names them, `lint --fix`
+writes them by file name.
+
+vaultmem resolves a target by id, path, file name, title or alias (SPEC §2); Obsidian by
+path and file name only. A link a person typed by a title that is not the file name
+(`[[Wine: basics]]` for `Wine basics.md`, a title changed by `note update --title`), a
+bare alias or an id works in vaultmem and opens nothing in Obsidian. vaultmem's own writes
+store such links by file name (services/notes.py file_linked_text); these are the ones
+written outside it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from vaultmem.config import VaultConfig
+from vaultmem.errors import Conflict, NotFound
+from vaultmem.index.resolve import NameEntry, Resolver
+from vaultmem.models import Problem
+from vaultmem.services.app import App
+from vaultmem.vault import store
+from vaultmem.vault.frontmatter import split_document
+from vaultmem.vault.layout import Location, classify, seen_by_readers_of
+from vaultmem.vault.note import ParsedNote, parse_note
+from vaultmem.vault.relink import file_linked, wiki_target
+
+CODE = "not_a_file_name"
+
+
+def _misses(note: ParsedNote, resolver: Resolver, files: Resolver) -> list[tuple[str, str, str | None]]:
+    """(target, the note vaultmem resolves it to, the note Obsidian does or None), once each."""
+    out: dict[str, tuple[str, str, str | None]] = {}
+    for link in note.links:
+        if link.kind == "markdown" or link.target.lower() in out:
+            continue
+        dst = resolver.resolve(link.target, note.relpath)
+        there = files.resolve(link.target, note.relpath)
+        if dst is not None and there != dst:
+            out[link.target.lower()] = (link.target, dst, there)
+    return list(out.values())
+
+
+def not_file_named(notes: list[ParsedNote], resolver: Resolver, config: VaultConfig) -> list[Problem]:
+    """A warning for each such link of `notes` (resolved among `notes`, what the linter sees)."""
+    files = Resolver(NameEntry(n.relpath, "", "") for n in notes)
+    problems = []
+    for note in notes:
+        for target, dst, there in _misses(note, resolver, files):
+            is_id = target in resolver.by_id or target.lower() in resolver.by_id
+            written = wiki_target(dst, False) if is_id else f"{wiki_target(dst, False)}|{target}"
+            opens = f"opens {there}" if there else "finds no note"
+            fix = (
+                f"`lint --fix` writes [[{written}]]"
+                if seen_by_readers_of(note.location, classify(dst), config)
+                else "`lint --fix` leaves it: its path would show readers of this note one they may not see"
+            )
+            message = (
+                f"link target {target!r} resolves to {dst} by its id, title or alias; Obsidian links by "
+                f"file name and {opens}: {fix}"
+            )
+            problems.append(Problem(note.relpath, "warning", CODE, message))
+    return problems
+
+
+def link_by_file_names(
+    app: App, notes: list[ParsedNote], editable: Callable[[ParsedNote], bool]
+) -> tuple[list[dict[str, str]], list[ParsedNote]]:
+    """`lint --fix`: each such link of a note the caller may write, written by the note's
+    vault path (file_linked), its text shown as before. Only notes every reader of the
+    linking note may see take part: a shared note's `[[alice's title]]` never becomes the
+    path of alice's private note. Returns (the `fixed` entries, `notes` as they are now)."""
+    names = [(n.relpath, n.id, n.title, n.aliases) for n in notes]
+    everyone = Resolver(NameEntry(*n) for n in names)
+    all_files = Resolver(NameEntry(n[0], "", "") for n in names)
+    by_readers: dict[Location, tuple[Resolver, Resolver]] = {}
+    fixed: list[dict[str, str]] = []
+    found: dict[str, str] = {}
+    now: dict[str, ParsedNote] = {}
+    for note in notes:
+        if (app.ghost is not None and not app.can_write(note.location)) or not note.fm_ok or not editable(note):
+            continue
+        if not _misses(note, everyone, all_files):
+            continue
+        where = note.location
+        if where not in by_readers:
+            safe = [n for n in names if seen_by_readers_of(where, classify(n[0]), app.config)]
+            by_readers[where] = (Resolver(NameEntry(*n) for n in safe), Resolver(NameEntry(n[0], "", "") for n in safe))
+        rewritten = _rewritten(app, note, *by_readers[where])
+        if rewritten is None:
+            continue
+        new_data, found[note.relpath] = rewritten  # what the fix found: a person's words stay theirs
+        fixed.append({"path": note.relpath, "links": "by file name, as Obsidian resolves them"})
+        parsed = parse_note(note.relpath, new_data)
+        if isinstance(parsed, ParsedNote):
+            now[note.relpath] = parsed
+    app.wrote([f["path"] for f in fixed], was=found)
+    return fixed, [now.get(n.relpath, n) for n in notes]
+
+
+def _rewritten(app: App, note: ParsedNote, resolver: Resolver, files: Resolver) -> tuple[bytes, str] | None:
+    """Write the note's links by file name: (its new bytes, the sha256 of what it replaced),
+    or None when nothing changes or the file changed since it was read."""
+    ids = resolver.by_id
+    try:
+        data, stamp = store.read_file(app.root, note.relpath)
+        text = data.decode("utf-8")
+        body = split_document(text).body
+        if not text.endswith(body):
+            return None
+        new_body = file_linked(
+            body, note.relpath, resolver.resolve, files.resolve, lambda t: t in ids or t.lower() in ids
+        )
+        if new_body == body:
+            return None
+        new_data = (text[: len(text) - len(body)] + new_body).encode("utf-8")
+        store.replace_file(app.root, note.relpath, new_data, stamp)
+    except (Conflict, UnicodeDecodeError, NotFound):
+        return None
+    return new_data, stamp.sha256
