@@ -7,6 +7,8 @@ import posixpath
 import re
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import Cli
 
 # Titles as agents type them: spaces, capitals, characters Obsidian forbids in file names,
@@ -116,3 +118,53 @@ def test_template_links_resolve_by_file_name(vault: Path, cli: Cli) -> None:
     assert (vault / "project" / "example" / "Example project overview.md").is_file()
     doc = cli.ok("get", "shared/Welcome to the vault.md", ghost="alice")
     assert "project/example/Example project overview.md" in {link["path"] for link in doc["links"]["out"]}
+
+
+@pytest.mark.parametrize(
+    ("title", "name"),
+    [
+        ("Quokka: habitat/range", "Quokka habitat range.md"),  # Obsidian's forbidden characters become spaces
+        ("Quokka habitat", "Quokka habitat.md"),  # its name already: nothing moves
+        ("quokka HABITAT", "quokka HABITAT.md"),  # a change of case is a rename too
+    ],
+)
+def test_a_new_title_renames_the_note_named_after_it(vault: Path, cli: Cli, title: str, name: str) -> None:
+    """In Obsidian the title is the file name: `note update --title` kept the old name, and
+    `[[New title]]` typed in Obsidian made a new empty note (a newcomer's find)."""
+    made = cli.ok("note", "create", "--title", "Quokka habitat", "--type", "fact", "--scope", "shared", "--body", "x")
+    linker = cli.ok(
+        "note", "create", "--title", "Linker", "--type", "fact", "--scope", "shared", "--body", "[[Quokka habitat]]"
+    )
+    res = cli.ok("note", "update", made["id"], "--title", title, ghost="alice")
+    assert res["path"] == f"shared/{name}"
+    assert sorted(p.name for p in (vault / "shared").glob("*uokka*")) == [name]
+    assert cli.ok("get", f"[[{name[:-3]}]]", ghost="alice")["note"]["id"] == made["id"]
+    link_target = cli.ok("links", linker["id"], ghost="alice")["out"][0]["id"]
+    assert link_target == made["id"]  # the link to it rewritten, as by `note move`
+
+
+def test_a_note_named_otherwise_keeps_its_name(vault: Path, cli: Cli) -> None:
+    (vault / "shared" / "my jottings.md").write_text("---\ntitle: Jottings\n---\nx\n")
+    res = cli.ok("note", "update", "Jottings", "--title", "Notes on quokkas", "--expect-version", "0", ghost="alice")
+    assert res["path"] == "shared/my jottings.md" and "moved_from" not in res
+
+
+@pytest.mark.parametrize(
+    ("target", "refused"),
+    [
+        ("shared/Burgundy: region/", "folder 'Burgundy: region'"),
+        ("shared/Burgundy: region/wines", "folder 'Burgundy: region'"),
+        ("shared/Region/Wines: red", "'Wines: red' is not a file name"),
+        ("shared/Held: by hand/", None),  # a folder already there is a person's: kept as it is
+        ("shared/Region/", None),
+    ],
+)
+def test_a_move_makes_only_names_obsidian_accepts(vault: Path, cli: Cli, target: str, refused: str | None) -> None:
+    (vault / "shared" / "Held: by hand").mkdir()
+    cli.ok("note", "create", "--title", "Burgundy", "--type", "fact", "--scope", "shared", "--body", "x")
+    res = cli("note", "move", "Burgundy", target, ghost="alice")
+    if refused is None:
+        assert res.exit_code == 0, res.stdout
+    else:
+        assert res.exit_code == 5 and refused in res.data["error"]["message"]
+        assert (vault / "shared" / "Burgundy.md").exists()

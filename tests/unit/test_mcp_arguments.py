@@ -100,7 +100,7 @@ def test_reads_and_writes_are_planned_as_such() -> None:
         ("memory_search", {"query": "x", "q": "y"}, "given twice"),
         ("memory_search", {"query": "x", "options": "--limit=1"}, "options must be an object"),
         ("memory_note_update", {"patch": ["body"]}, "patch must be an object"),
-        ("memory_get", {}, "missing required parameter note_id_or_title"),
+        ("memory_get", {}, "missing or empty required parameter note_id_or_title"),
         ("memory_search", "--ghost=alice", "arguments must be an object"),
         ("memory_save", {"content": "   "}, "nothing to save"),
         ("memory_note_update", {"note_id": "x", "body": "a", "append": "b"}, "either body or append"),

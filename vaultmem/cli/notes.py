@@ -185,7 +185,8 @@ def register(app: typer.Typer) -> None:
         json_: JsonOpt = False,
     ) -> None:
         """Patch a note's front matter and/or body (memory_note_update)."""
-        from vaultmem.services.notes import NotePatch, update_note
+        from vaultmem.services.moves import update_named
+        from vaultmem.services.notes import NotePatch
 
         patch = NotePatch(
             title=title, sets=set_ or [], add_tags=add_tag or [], remove_tags=remove_tag or [],
@@ -193,7 +194,7 @@ def register(app: typer.Typer) -> None:
         )  # fmt: skip
         app_ = open_app(ctx, vault, ghost, model=model, reason=reason)
         # an agent (a ghost) replaces no text a person edited and it has not read, as over MCP
-        result = update_note(
+        result = update_named(
             app_, ref, patch, expect_version, refuse_unseen_edits=app_.ghost is not None, allow_secret=allow_secret
         )
         emit(result, json_mode(ctx, json_), _render_write)

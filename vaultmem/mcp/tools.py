@@ -121,7 +121,7 @@ class Tool:
         missing = [name for name in self.required if args.get(name) in (None, "")]
         if missing:
             raise InvalidInput(
-                f"{self.name}: missing required parameter {', '.join(missing)}; accepted: {', '.join(self.accepted)}"
+                f"{self.name}: missing or empty required parameter {', '.join(missing)}; accepted: {', '.join(self.accepted)}"
             )
         return args
 
@@ -203,7 +203,8 @@ def _create(a: Args, ghost: str | None) -> Plan:
 
 
 def _update(a: Args, ghost: str | None) -> Plan:
-    from vaultmem.services.notes import NotePatch, update_note
+    from vaultmem.services.moves import update_named
+    from vaultmem.services.notes import NotePatch
 
     if "body" in a and "append" in a:
         raise InvalidInput("use either body or append, not both")
@@ -213,7 +214,7 @@ def _update(a: Args, ghost: str | None) -> Plan:
         replace_section=a.get("replace_section"),
     )  # fmt: skip
     # No version stated: adding to a note a person edited is fine, replacing its text is not.
-    return Write(lambda app: update_note(app, a["note_id"], patch, a.get("expect_version"), refuse_unseen_edits=True))
+    return Write(lambda app: update_named(app, a["note_id"], patch, a.get("expect_version"), refuse_unseen_edits=True))
 
 
 def _validate(a: Args, ghost: str | None) -> Plan:

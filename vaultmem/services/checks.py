@@ -64,6 +64,9 @@ def check_tags(tags: Sequence[str]) -> list[str]:
         tag = normalize_tag(raw)
         if not tag or not _TAG_RE.match(tag):
             raise InvalidInput(f"invalid tag {raw!r}: tags are single words (letters, digits, '-', '_', '/')")
+        if all(ch.isdigit() or ch == "/" for ch in tag):
+            # as an inline #1984 is none (vault/markdown.py extract_tags): Obsidian's rule
+            raise InvalidInput(f"invalid tag {raw!r}: a tag needs a character that is not a digit, as in Obsidian")
         out.setdefault(tag, None)
     return list(out)
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from vaultmem.errors import Conflict, InvalidInput, NotFound, VaultmemError
 from vaultmem.index.resolve import NameEntry, Resolver
 from vaultmem.index.statedb import NoteRecord
-from vaultmem.models import Move, MoveReport
+from vaultmem.models import Move, MoveReport, WriteResult
 from vaultmem.services.app import App
 from vaultmem.services.lookup import find_note, location_of
 from vaultmem.services.notes import NotePatch, update_note
@@ -288,6 +288,14 @@ def _target_path(app: App, rec: NoteRecord, target: str) -> str:
     new = store.disk_prefix(app.root, new)
     if not is_note_path(new):
         raise InvalidInput(f"{new!r} is not a note path (hidden or ignored folder, or not .md)")
+    parts = new.split("/")
+    for depth, part in enumerate(parts[:-1], start=1):
+        # a new folder follows the rule of a new file name (one already there is a person's)
+        if store.name_for_title(part) != part and not (app.root / "/".join(parts[:depth])).is_dir():
+            raise InvalidInput(f"folder {part!r} is not a name Obsidian accepts; try {store.name_for_title(part)!r}")
+    stem = parts[-1][:-3]
+    if store.name_for_title(stem) != stem and parts[-1] != rec.path.rsplit("/", 1)[-1]:  # a new name only
+        raise InvalidInput(f"{stem!r} is not a file name Obsidian accepts; try {store.name_for_title(stem)!r}")
     return new
 
 
@@ -316,6 +324,52 @@ def move_note(app: App, ref: str, target: str, *, dry_run: bool = False) -> Move
         # title from the new name by itself: nothing to write, and no error after the move.
         update_note(app, new, NotePatch(title=new_stem))
     return report
+
+
+def update_named(
+    app: App, ref: str, patch: NotePatch, expect_version: int | None = None, **options: bool
+) -> WriteResult:
+    """`note update` (services/notes.py update_note), and a note named after its title
+    renamed after its new one (follow_title): what the CLI and MCP run."""
+    if patch.replaces_text:
+        app.catch_up()
+    old_title = find_note(app.db, ref, app.can_write).title if patch.replaces_text else None
+    result = update_note(app, ref, patch, expect_version, **options)
+    if old_title is None:
+        return result
+    try:
+        now = parse_note(result.path, store.read_file(app.root, result.path)[0])
+    except VaultmemError:
+        return result
+    if not isinstance(now, ParsedNote) or now.title == old_title:
+        return result
+    return follow_title(app, result, old_title, now.title)
+
+
+def follow_title(app: App, result: WriteResult, old_title: str, new_title: str) -> WriteResult:
+    """After a title change (`note update --title`): a note named after its title, as
+    Obsidian names notes (the title is the file name), takes the new title's name, every
+    link to it rewritten as `note move` does, so that `[[New title]]` typed in Obsidian
+    finds it. A note named otherwise keeps its name; so does one whose new name is taken
+    meanwhile (its title changed all the same)."""
+    folder, _, name = result.path.rpartition("/")
+    old_stem, stem = name[:-3], store.name_for_title(new_title)
+    named_after = store.name_for_title(old_title)
+    if old_stem == stem or not re.fullmatch(rf"{re.escape(named_after)}(?: \d{{1,3}})?", old_stem):
+        return result
+    try:
+        taken = {n.lower() for n in os.listdir(app.root / folder)} - {name.lower()}
+    except OSError:
+        return result
+    free = next((n for n in store.candidate_names(stem) if n.lower() not in taken), None)
+    if free is None:
+        return result
+    new = f"{folder}/{free}" if folder else free
+    try:
+        apply_moves(app, {result.path: new}, dry_run=False)
+    except Conflict:
+        return result
+    return WriteResult(result.id, new, result.version, {**result.extra, "moved_from": result.path})
 
 
 def _titled_in_file(app: App, path: str) -> bool:

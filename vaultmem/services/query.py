@@ -105,7 +105,7 @@ def _plan(app: App, req: QueryRequest) -> _Plan:
     if not text:
         raise InvalidInput("the query is empty")
     if not 1 <= req.limit <= 1000:
-        raise InvalidInput("--limit must be between 1 and 1000")
+        raise InvalidInput("the limit (--limit; limit over MCP) must be between 1 and 1000")
     if as_unit(req.min_relevance) is None:
         raise InvalidInput("--min-relevance must be in [0, 1]")
     scopes = scopes_for(req.scope)

@@ -124,7 +124,7 @@ def reference_search(
         raise InvalidInput("reference search needs a TOPIC and a QUESTION")
     limit = limit or app.config.search.max_results
     if not 1 <= limit <= 200:
-        raise InvalidInput("--limit must be between 1 and 200")
+        raise InvalidInput("the limit (--limit; max_results over MCP) must be between 1 and 200")
     if not fresh:
         refresh(app)
     rec, parsed = _topic_note(app, topic)

@@ -49,6 +49,8 @@ def check_expected(path: str, file_version: int, now_at: int, expected: int | No
     """`--expect-version`: refuse, changing nothing, unless the note is at that version."""
     if expected is None or expected == now_at:
         return
+    if expected < 0:
+        raise InvalidInput(f"expect_version must be 0 or more, not {expected}; nothing written")
     if now_at != file_version and expected < now_at:
         message = (
             f"{path} was edited by hand since version {expected} was read (the file was changed outside "
@@ -127,7 +129,7 @@ def check_unseen_edit(path: str, note: ParsedNote, now_at: int) -> None:
     )
     raise Conflict(
         f"{path} holds {what} that this write would replace; it is at "
-        f"version {now_at}: read it, then retry with expect_version {now_at}; nothing written",
+        f"version {now_at}: read it, then retry stating version {now_at} (--expect-version, expect_version over MCP); nothing written",
         current_version=now_at,
     )
 
@@ -198,7 +200,7 @@ def _mutate_once(
         # a caller that read it so (its version).
         raise Conflict(
             f"{loaded.record.path} is empty on disk (an editor may be saving it): read it, then retry "
-            f"with expect_version {now_at}; nothing written",
+            f"stating version {now_at} (--expect-version, expect_version over MCP); nothing written",
             current_version=now_at,
         )
     if refuse_unseen_edits and expect_version is None:

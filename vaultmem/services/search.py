@@ -104,7 +104,7 @@ def options_for(app: App, req: SearchRequest) -> SearchOptions:
         raise UsageError(f"invalid value for '--mode': {req.mode!r} is not one of {', '.join(MODES)}")
     limit = d.max_results if req.limit is None else req.limit
     if not 1 <= limit <= MAX_LIMIT:
-        raise InvalidInput(f"--limit must be between 1 and {MAX_LIMIT}")
+        raise InvalidInput(f"the limit (--limit; max_results over MCP) must be between 1 and {MAX_LIMIT}")
     depth = d.graph_depth if req.graph_depth is None else req.graph_depth
     if not 0 <= depth <= 5:
         raise InvalidInput("--graph-depth must be between 0 and 5")

@@ -198,5 +198,5 @@ def refuse_secrets(new: str, old: str = "", what: str = "the note", allow: bool 
         listed = "; ".join(s.where() for s in found)
         raise InvalidInput(
             f"{what} would hold a secret ({listed}); nothing written. Remove it (keep secrets in a secret "
-            "manager, not in memory), or pass --allow-secret to store it anyway"
+            "manager, not in memory), or store it anyway with --allow-secret on the command line"
         )
