@@ -117,6 +117,8 @@ def test_load_yaml_values(fm: str, expected: dict[str, Any]) -> None:
         ("- a\n- b\n", "frontmatter_not_mapping"),
         # a recursive alias must not send anything into infinite recursion
         ("a: &x [*x]\n", "yaml_alias_bomb"),
+        # many plain values are no bomb (a reviewer's 60,000 tags were called one)
+        ("tags: [" + ", ".join(f"t{i}" for i in range(20_001)) + "]\n", "frontmatter_too_large"),
     ],
 )
 def test_load_yaml_errors(fm: str, code: str) -> None:

@@ -179,7 +179,12 @@ def load_yaml(fm_text: str, repeated: list[str] | None = None) -> dict[str, Any]
         if repeated is not None and isinstance(node, yaml.MappingNode):
             repeated.extend(_repeated_keys(node))
         if _expanded_size(node, {}, set()) > MAX_EXPANDED_NODES:
-            raise FrontMatterError("yaml_alias_bomb", "front matter expands beyond a safe size (alias bomb?)")
+            if "*" in fm_text:  # an alias (`*a`) repeats what an anchor holds: that is the bomb
+                raise FrontMatterError("yaml_alias_bomb", "front matter expands beyond a safe size (alias bomb?)")
+            raise FrontMatterError(
+                "frontmatter_too_large",
+                f"front matter holds more than {MAX_EXPANDED_NODES:,} values; vaultmem reads none",
+            )
         data = loader.construct_document(node)
     except yaml.YAMLError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
