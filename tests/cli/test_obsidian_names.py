@@ -168,3 +168,12 @@ def test_a_move_makes_only_names_obsidian_accepts(vault: Path, cli: Cli, target:
     else:
         assert res.exit_code == 5 and refused in res.data["error"]["message"]
         assert (vault / "shared" / "Burgundy.md").exists()
+
+
+def test_a_renamed_note_linking_to_itself_reports_its_version(vault: Path, cli: Cli) -> None:
+    made = cli.ok(
+        "note", "create", "--title", "Old name", "--type", "note", "--scope", "shared", "--body", "[[Old name]]"
+    )
+    res = cli.ok("note", "update", made["id"], "--title", "New name", ghost="alice")
+    assert f"version: {res['version']}\n" in (vault / res["path"]).read_text()
+    cli.ok("note", "update", made["id"], "--body", "x", "--expect-version", str(res["version"]), ghost="alice")

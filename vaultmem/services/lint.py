@@ -76,7 +76,11 @@ def lint_vault(app: App, fix: bool = False) -> LintReport:
         if app.ghost is None or app.can_read(classify(path))
     )
     files = Attachments(app.root, lambda loc: app.ghost is None or app.can_read(loc))
-    problems.extend(_cross_checks(notes, {f["path"]: f["id"] for f in fixed if "id" in f}, files.resolves, app.config))
+    problems.extend(
+        _cross_checks(
+            notes, {f["path"]: f["id"] for f in fixed if "id" in f}, files.resolves, app.config, app.ghost is None
+        )
+    )
     problems.extend(_secrets(app, notes))
     problems.sort(key=lambda p: (p.path, _SEVERITY_ORDER.get(p.severity, 2), p.code))
     errors = sum(1 for p in problems if p.severity == "error")
@@ -117,7 +121,11 @@ def lint_staged(app: App) -> LintReport:
 
 
 def _cross_checks(
-    notes: list[ParsedNote], new_ids: dict[str, str], attached: Callable[[str, str], bool], config: VaultConfig
+    notes: list[ParsedNote],
+    new_ids: dict[str, str],
+    attached: Callable[[str, str], bool],
+    config: VaultConfig,
+    operator: bool,
 ) -> list[Problem]:
     """`attached(target, source)`: whether a link names a file other than a note that is there."""
     problems: list[Problem] = []
@@ -150,7 +158,7 @@ def _cross_checks(
             problems.append(
                 Problem(edge.src, "warning", "dangling_link", f"{what} target {edge.target!r} does not resolve")
             )
-    return problems + not_file_named(notes, resolver, config)
+    return problems + not_file_named(notes, resolver, config, operator)
 
 
 def _secrets(app: App, notes: list[ParsedNote]) -> list[Problem]:

@@ -21,7 +21,7 @@ from vaultmem.models import Move, MoveReport, WriteResult
 from vaultmem.services.app import App
 from vaultmem.services.lookup import find_note, location_of
 from vaultmem.services.notes import NotePatch, update_note
-from vaultmem.services.revisions import record_written, version_of
+from vaultmem.services.revisions import holds_unseen_words, record_written, version_of
 from vaultmem.vault import store
 from vaultmem.vault.frontmatter import split_document
 from vaultmem.vault.layout import classify, is_note_path, reader_token, seen_by_readers_of
@@ -222,7 +222,9 @@ def apply_moves(app: App, moves: Mapping[str, str], *, dry_run: bool, operator: 
         rec = app.db.get(path)
         parsed = parse_note(path, data)
         version = version_of(app, rec, parsed, stamp.sha256) if rec and isinstance(parsed, ParsedNote) else 0
-        new_data = _hash_kept(path, parsed, after, version + 1).encode("utf-8")
+        # a field a person changed by hand stays unseen: the version in the file stays behind
+        unseen = not isinstance(parsed, ParsedNote) or holds_unseen_words(parsed, version)
+        new_data = (after if unseen else hash_kept(path, parsed, after, version + 1)).encode("utf-8")
         store.replace_file(app.root, path, new_data, stamp)
         # A changed body is a new version (what an agent read before has other links).
         record_written(app, path, new_data, version + 1, upkeep=not tell, was=stamp.sha256)
@@ -237,7 +239,7 @@ def _sha256(app: App, path: str) -> str | None:
         return None
 
 
-def _hash_kept(path: str, before: ParsedNote | Unreadable, after: str, version: int) -> str:
+def hash_kept(path: str, before: ParsedNote | Unreadable, after: str, version: int) -> str:
     """`after` (links rewritten) with its `hash` and `version` recorded anew when the body
     before was as vaultmem wrote it: a link vaultmem rewrote is no person's word, and a
     stale hash, or a version in the file behind the note's, would make the note look edited
@@ -369,7 +371,10 @@ def follow_title(app: App, result: WriteResult, old_title: str, new_title: str) 
         apply_moves(app, {result.path: new}, dry_run=False)
     except Conflict:
         return result
-    return WriteResult(result.id, new, result.version, {**result.extra, "moved_from": result.path})
+    # its own links to itself were rewritten too: a version more (apply_moves caught up)
+    rec = app.db.get(new)
+    version = max(result.version, rec.version) if rec is not None else result.version
+    return WriteResult(result.id, new, version, {**result.extra, "moved_from": result.path})
 
 
 def _titled_in_file(app: App, path: str) -> bool:

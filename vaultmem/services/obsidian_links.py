@@ -17,6 +17,8 @@ from vaultmem.errors import Conflict, NotFound
 from vaultmem.index.resolve import NameEntry, Resolver
 from vaultmem.models import Problem
 from vaultmem.services.app import App
+from vaultmem.services.moves import hash_kept
+from vaultmem.services.revisions import holds_unseen_words, record_written, version_of
 from vaultmem.vault import store
 from vaultmem.vault.frontmatter import split_document
 from vaultmem.vault.layout import Location, classify, seen_by_readers_of
@@ -39,17 +41,21 @@ def _misses(note: ParsedNote, resolver: Resolver, files: Resolver) -> list[tuple
     return list(out.values())
 
 
-def not_file_named(notes: list[ParsedNote], resolver: Resolver, config: VaultConfig) -> list[Problem]:
-    """A warning for each such link of `notes` (resolved among `notes`, what the linter sees)."""
+def not_file_named(
+    notes: list[ParsedNote], resolver: Resolver, config: VaultConfig, operator: bool = True
+) -> list[Problem]:
+    """A warning for each such link of `notes` (resolved among `notes`, what the linter
+    sees). `operator`: the linter sees the whole vault (a person), whose `--fix` writes them."""
     files = Resolver(NameEntry(n.relpath, "", "") for n in notes)
     problems = []
     for note in notes:
         for target, dst, there in _misses(note, resolver, files):
             is_id = target in resolver.by_id or target.lower() in resolver.by_id
             written = wiki_target(dst, False) if is_id else f"{wiki_target(dst, False)}|{target}"
-            opens = f"opens {there}" if there else "finds no note"
+            opens = f"opens {there}" if there else "finds no note" if operator else "finds none you may see"
+            who = "`lint --fix`" if operator else "a person's `lint --fix`"
             fix = (
-                f"`lint --fix` writes [[{written}]]"
+                f"{who} writes [[{written}]]"
                 if seen_by_readers_of(note.location, classify(dst), config)
                 else "`lint --fix` leaves it: its path would show readers of this note one they may not see"
             )
@@ -67,13 +73,16 @@ def link_by_file_names(
     """`lint --fix`: each such link of a note the caller may write, written by the note's
     vault path (file_linked), its text shown as before. Only notes every reader of the
     linking note may see take part: a shared note's `[[alice's title]]` never becomes the
-    path of alice's private note. Returns (the `fixed` entries, `notes` as they are now)."""
+    path of alice's private note. Returns (the `fixed` entries, `notes` as they are now).
+    A ghost fixes none: which note Obsidian opens by a file name may be one it cannot see,
+    and it would point a person's link elsewhere (nor may it learn that from the fix)."""
+    if app.ghost is not None:
+        return [], notes
     names = [(n.relpath, n.id, n.title, n.aliases) for n in notes]
     everyone = Resolver(NameEntry(*n) for n in names)
     all_files = Resolver(NameEntry(n[0], "", "") for n in names)
     by_readers: dict[Location, tuple[Resolver, Resolver]] = {}
     fixed: list[dict[str, str]] = []
-    found: dict[str, str] = {}
     now: dict[str, ParsedNote] = {}
     for note in notes:
         if (app.ghost is not None and not app.can_write(note.location)) or not note.fm_ok or not editable(note):
@@ -84,35 +93,44 @@ def link_by_file_names(
         if where not in by_readers:
             safe = [n for n in names if seen_by_readers_of(where, classify(n[0]), app.config)]
             by_readers[where] = (Resolver(NameEntry(*n) for n in safe), Resolver(NameEntry(n[0], "", "") for n in safe))
-        rewritten = _rewritten(app, note, *by_readers[where])
-        if rewritten is None:
+        new_data = _rewritten(app, note, *by_readers[where])
+        if new_data is None:
             continue
-        new_data, found[note.relpath] = rewritten  # what the fix found: a person's words stay theirs
         fixed.append({"path": note.relpath, "links": "by file name, as Obsidian resolves them"})
         parsed = parse_note(note.relpath, new_data)
         if isinstance(parsed, ParsedNote):
             now[note.relpath] = parsed
-    app.wrote([f["path"] for f in fixed], was=found)
     return fixed, [now.get(n.relpath, n) for n in notes]
 
 
-def _rewritten(app: App, note: ParsedNote, resolver: Resolver, files: Resolver) -> tuple[bytes, str] | None:
-    """Write the note's links by file name: (its new bytes, the sha256 of what it replaced),
-    or None when nothing changes or the file changed since it was read."""
+def _rewritten(app: App, note: ParsedNote, resolver: Resolver, files: Resolver) -> bytes | None:
+    """Write the note's links by file name and record the write, or None when nothing
+    changes or the file changed since it was read. A note as vaultmem wrote it gets its
+    `hash` and `version` anew, as a move's rewrite does (moves.hash_kept): a link vaultmem
+    rewrote is no person's word."""
     ids = resolver.by_id
+    path = note.relpath
     try:
-        data, stamp = store.read_file(app.root, note.relpath)
+        data, stamp = store.read_file(app.root, path)
         text = data.decode("utf-8")
         body = split_document(text).body
         if not text.endswith(body):
             return None
-        new_body = file_linked(
-            body, note.relpath, resolver.resolve, files.resolve, lambda t: t in ids or t.lower() in ids
-        )
+        new_body = file_linked(body, path, resolver.resolve, files.resolve, lambda t: t in ids or t.lower() in ids)
         if new_body == body:
             return None
-        new_data = (text[: len(text) - len(body)] + new_body).encode("utf-8")
-        store.replace_file(app.root, note.relpath, new_data, stamp)
+        new_text = text[: len(text) - len(body)] + new_body
+        before = parse_note(path, data)
+        rec = app.db.get(path)
+        version = version_of(app, rec, before, stamp.sha256) if rec and isinstance(before, ParsedNote) else None
+        if version is not None and isinstance(before, ParsedNote) and not holds_unseen_words(before, version):
+            new_data = hash_kept(path, before, new_text, version + 1).encode("utf-8")
+            store.replace_file(app.root, path, new_data, stamp)
+            record_written(app, path, new_data, version + 1, was=stamp.sha256)
+        else:
+            new_data = new_text.encode("utf-8")
+            store.replace_file(app.root, path, new_data, stamp)
+            app.wrote([path], was={path: stamp.sha256})  # a person's words stay theirs (review.writers)
     except (Conflict, UnicodeDecodeError, NotFound):
         return None
-    return new_data, stamp.sha256
+    return new_data

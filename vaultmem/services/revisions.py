@@ -107,6 +107,24 @@ def load_for_write(app: App, ref: str) -> Loaded:
     return Loaded(rec, parsed, data.decode("utf-8"), stamp)
 
 
+# An editor saving in place truncates the file, then writes it: a write landing in between
+# would put an agent's line in place of the whole note, and the editor's text would go to a
+# file no longer in the vault. An empty note changed this recently is waited on until it
+# has text or has stayed empty this long (Obsidian's "new note" is an empty file).
+EMPTY_SETTLE_S = 2.0
+
+
+def _settled(app: App, ref: str, loaded: Loaded) -> Loaded:
+    """`loaded` (an empty note), or the note as it is once an editor's save of it is done."""
+    path = loaded.record.path
+    stamp = loaded.stamp
+    deadline = time.monotonic() + EMPTY_SETTLE_S  # a change time in the future waits no longer
+    while stamp.size == 0 and time.time_ns() - stamp.mtime_ns < EMPTY_SETTLE_S * 1e9 and time.monotonic() < deadline:
+        time.sleep(0.05)
+        stamp = store.read_file(app.root, path)[1]
+    return loaded if stamp.sha256 == loaded.stamp.sha256 else load_for_write(app, ref)
+
+
 def holds_unseen_words(note: ParsedNote, now_at: int) -> bool:
     """Whether the note holds words vaultmem did not write: an edit made outside vaultmem
     since its last write (its effective version past the one in the file), or a body not
@@ -184,6 +202,8 @@ def _mutate_once(
     allow_secret: bool,
 ) -> tuple[WriteResult, dict[str, Any]]:
     loaded = load_for_write(app, ref)
+    if not loaded.text and expect_version is None:
+        loaded = _settled(app, ref, loaded)
     note = loaded.note
     if any(p.code == "unclosed_frontmatter" for p in note.problems):
         # as lint --fix: a block put in front of an unclosed `---` would make what the
@@ -193,16 +213,6 @@ def _mutate_once(
         )
     now_at = version_of(app, loaded.record, note, loaded.stamp.sha256)
     check_expected(loaded.record.path, note.version, now_at, expect_version)
-    if not loaded.text and expect_version is None:
-        # An editor saving in place truncates the file, then writes it: a write landing in
-        # between would put an agent's line in place of the whole note, and the editor's
-        # text would go to a file no longer in the vault. An empty note is written only by
-        # a caller that read it so (its version).
-        raise Conflict(
-            f"{loaded.record.path} is empty on disk (an editor may be saving it): read it, then retry "
-            f"stating version {now_at} (--expect-version, expect_version over MCP); nothing written",
-            current_version=now_at,
-        )
     if refuse_unseen_edits and expect_version is None:
         check_unseen_edit(loaded.record.path, note, now_at)
     # a note holding words vaultmem did not write keeps no `hash` through an agent's unread

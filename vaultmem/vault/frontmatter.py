@@ -176,8 +176,6 @@ def load_yaml(fm_text: str, repeated: list[str] | None = None) -> dict[str, Any]
         node = loader.get_single_node()
         if node is None:
             return {}
-        if repeated is not None and isinstance(node, yaml.MappingNode):
-            repeated.extend(_repeated_keys(node))
         if _expanded_size(node, {}, set()) > MAX_EXPANDED_NODES:
             if "*" in fm_text:  # an alias (`*a`) repeats what an anchor holds: that is the bomb
                 raise FrontMatterError("yaml_alias_bomb", "front matter expands beyond a safe size (alias bomb?)")
@@ -186,6 +184,10 @@ def load_yaml(fm_text: str, repeated: list[str] | None = None) -> dict[str, Any]
                 f"front matter holds more than {MAX_EXPANDED_NODES:,} values; vaultmem reads none",
             )
         data = loader.construct_document(node)
+        # keys YAML reads as one: `title` twice, `1` and `1.0`
+        mapping = isinstance(node, yaml.MappingNode) and isinstance(data, dict)
+        if repeated is not None and mapping and len(data) < len(node.value):
+            repeated.extend(_repeated_keys(node, loader))
     except yaml.YAMLError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise FrontMatterError("invalid_yaml", f"invalid YAML front matter: {first}") from None
@@ -201,15 +203,17 @@ def load_yaml(fm_text: str, repeated: list[str] | None = None) -> dict[str, Any]
     return {str(k): jsonable(v) for k, v in data.items()}
 
 
-def _repeated_keys(node: yaml.MappingNode) -> list[str]:
-    seen: set[str] = set()
-    out: list[str] = []
-    for key, _ in node.value:
-        if isinstance(key, yaml.ScalarNode):
-            if key.value in seen and key.value not in out:
-                out.append(key.value)
-            seen.add(key.value)
-    return out
+def _repeated_keys(node: yaml.MappingNode, loader: Any) -> list[str]:
+    """The keys of `node` as written, where YAML reads several as one key."""
+    by_key: dict[Any, list[str]] = {}
+    for key_node, _ in node.value:
+        try:
+            key = loader.construct_object(key_node, deep=True)
+            hash(key)
+        except (yaml.YAMLError, TypeError):
+            continue  # an unhashable key already failed the document
+        by_key.setdefault(key, []).append(str(key_node.value))
+    return [" / ".join(dict.fromkeys(texts)) for texts in by_key.values() if len(texts) > 1]
 
 
 def jsonable(value: Any) -> Any:

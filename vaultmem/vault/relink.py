@@ -9,6 +9,7 @@ headings, labels and everything else in the text stay byte for byte.
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from urllib.parse import quote, unquote
@@ -163,7 +164,32 @@ def file_linked(
             continue
         # `[[Target#Heading]]` → `[[File#Heading|Target#Heading]]`: what was shown stays. In a
         # table row the pipe is escaped, as Obsidian writes it there.
-        line_start = body.rfind("\n", 0, span.start) + 1
-        pipe = "\\|" if body[line_start : span.start].lstrip().startswith("|") else "|"
+        pipe = "\\|" if in_table_row(body, span.start) else "|"
         replacements[span.start] = (close, f"{text}{body[span.end : close]}{pipe}{body[span.start : close]}")
     return replace_spans(body, replacements) if replacements else body
+
+
+_QUOTE_RE = re.compile(r"^[ \t]*(?:>[ \t]?)*")  # blockquote and callout markers
+_DELIMITER_RE = re.compile(r"^\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
+_WIKI_SPAN_RE = re.compile(r"\[\[[^\]]*\]\]")
+
+
+def in_table_row(body: str, pos: int) -> bool:
+    """Whether `pos` is on a line of a markdown table, as Obsidian reads one: a row with a
+    `|` outside its links, in a block (quoted or called out too) with a delimiter row
+    (`--|--`, `|:-|-:|`). A pipe added in a link there must be written `\\|`."""
+    lines = body.split("\n")
+    at = body.count("\n", 0, pos)
+
+    def content(i: int) -> str:
+        return _QUOTE_RE.sub("", lines[i], count=1)
+
+    if "|" not in _WIKI_SPAN_RE.sub("", content(at)):
+        return False
+    first = at
+    while first > 0 and content(first - 1).strip():
+        first -= 1
+    last = at
+    while last + 1 < len(lines) and content(last + 1).strip():
+        last += 1
+    return any(_DELIMITER_RE.match(content(i).strip()) and "-" in content(i) for i in range(first, last + 1))

@@ -342,20 +342,32 @@ def replace_file(root: Path, relpath: str, data: bytes, expected: FileStamp) -> 
         now = current_stamp(target)
         if now is None or now.sha256 != expected.sha256:
             raise changed
-        if not _swap_if_unchanged(tmp, target, expected.sha256):
+        swapped = _swap_if_unchanged(tmp, target, expected.sha256)
+        if swapped is None:
+            # A save landed during the write and a third write replaced ours before it could
+            # be put back: that save is kept beside the note, never deleted with the temp file.
+            kept = target.with_name(f"{target.stem} (conflicted copy {os.getpid()}-{time.time_ns()}){target.suffix}")
+            os.rename(tmp, kept)
+            _fsync_dir(target.parent)
+            raise Conflict(
+                f"{relpath} was saved and written by others during this write; nothing of this write is there, "
+                f"and the save it met is kept as {kept.name}"
+            )
+        if not swapped:
             raise changed
     finally:
         tmp.unlink(missing_ok=True)
     _fsync_dir(target.parent)
 
 
-def _swap_if_unchanged(tmp: Path, target: Path, expected_sha: str) -> bool:
+def _swap_if_unchanged(tmp: Path, target: Path, expected_sha: str) -> bool | None:
     """Put `tmp` in place of `target` only if what it displaces is still `expected_sha`.
 
     A person's editor may save between our last check and the rename. With an atomic
     exchange the displaced file lands at `tmp`, where it is checked: a save we did not see
-    is put back, never overwritten. Without renameat2 (not Linux), a plain replace, whose
-    window is the few microseconds since the check."""
+    is put back, never overwritten (False). Without renameat2 (not Linux), a plain replace,
+    whose window is the few microseconds since the check. None: the save could not be put
+    back (another write replaced ours meanwhile); it is at `tmp`."""
     ours = os.stat(tmp).st_ino
     if not exchange(tmp, target):
         os.replace(tmp, target)
@@ -368,7 +380,7 @@ def _swap_if_unchanged(tmp: Path, target: Path, expected_sha: str) -> bool:
         if os.stat(tmp).st_ino != ours:
             os.replace(tmp, target)  # they saved yet again meanwhile: that newest save wins
         return False
-    return False
+    return None
 
 
 # Characters Obsidian refuses in file names (`* " \\ / < > : | ?`) or that break its links
