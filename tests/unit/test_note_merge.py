@@ -159,8 +159,10 @@ def test_a_true_conflict_leaves_markers_in_the_body_only() -> None:
         ("a\n", "a\nsame\n", "a\nsame\n", "a\nsame\n", 0),
         # the same existing line changed differently: a conflict, standard markers
         ("a\nb\nc\n", "a\nB1\nc\n", "a\nB2\nc\n", "a\n<<<<<<< ours\nB1\n=======\nB2\n>>>>>>> theirs\nc\n", 1),
+        # a heading underlined with `=======` on both sides is text, not a marker (both kept)
+        ("a\n", "a\nA\n=======\nx\n", "a\nB\n=======\ny\n", "a\nA\n=======\nx\nB\n=======\ny\n", 0),
     ],
-    ids=["both-append", "same-append", "same-line"],
+    ids=["both-append", "same-append", "same-line", "underline"],
 )
 def test_body_merge(base: str, ours: str, theirs: str, merged: str, conflicts: int) -> None:
     assert merge_body(ours, base, theirs, merge_text) == (merged, conflicts)
@@ -224,3 +226,19 @@ def test_endings_found_by_review() -> None:
     merged = merge_note(crlf(base), edited, appended, merge_text)
     assert merged.conflicts == 0
     assert merged.text == crlf(base).replace("First line.", "First line, edited.") + "Echoed.\n"
+
+
+def test_a_persons_property_lines_merge_as_written() -> None:
+    """The values of the side merged in were rendered from YAML 1.1's reading: `12:30`
+    became 750, `01234` 668, `yes` true, a `# comment` vanished, and an empty property
+    (Obsidian's `status:`) was dropped (a reviewer's sync between two clones)."""
+    head = "---\nid: x\ntitle: Grapes\nsource: s\n"
+    tail = "updated: 2026-11-28T10:00:00\nversion: 1\n---\nGrapes.\n"
+    base = head + tail
+    person = head + "# Pat: check the source\ntime: 12:30\nzip: 01234\nanswer: yes\nstatus:\n" + tail
+    agent = head + "updated: 2026-11-28T11:00:00\nversion: 2\n---\nGrapes.\n- Syrah\n"
+    for ours, theirs in ((agent, person), (person, agent)):
+        merged = merge_note(base, ours, theirs, merge_text)
+        assert merged.conflicts == 0
+        assert "# Pat: check the source\ntime: 12:30\nzip: 01234\nanswer: yes\nstatus:\n" in merged.text
+        assert "version: 3\n" in merged.text and merged.text.endswith("Grapes.\n- Syrah\n")

@@ -232,7 +232,7 @@ class Git:
         return commits
 
 
-def merge_text(ours: str, base: str, theirs: str, diff3: bool = False) -> tuple[str, int]:
+def merge_text(ours: str, base: str, theirs: str, diff3: bool = False, marker_size: int = 7) -> tuple[str, int]:
     """`git merge-file`: the three-way merge of `base`'s change to `theirs` into `ours`;
     (text with standard conflict markers where both changed the same lines, how many
     conflicts; `diff3`: with the base's lines too). Needs no repository."""
@@ -246,6 +246,7 @@ def merge_text(ours: str, base: str, theirs: str, diff3: bool = False) -> tuple[
             names.append(str(path))
         try:
             labels = ["-L", "ours", "-L", "base", "-L", "theirs", *(["--diff3"] if diff3 else [])]
+            labels.append(f"--marker-size={marker_size}")
             proc = subprocess.run(
                 ["git", "merge-file", "-p", *labels, *names], capture_output=True, env=_env(None), check=False
             )

@@ -31,7 +31,7 @@ from typing import Any
 
 from vaultmem.vault.comments import union as union_comments
 from vaultmem.vault.dates import later
-from vaultmem.vault.frontmatter import FrontMatterError, load_yaml, split_document
+from vaultmem.vault.frontmatter import FrontMatterError, compose_document, load_yaml, split_document
 from vaultmem.vault.note import as_written, body_hash
 from vaultmem.vault.writer import REMOVE, edit_note_text, normalize_body
 
@@ -39,6 +39,7 @@ MergeText = Callable[..., tuple[str, int]]  # (ours, base, theirs, diff3=) -> (t
 UNION_LISTS = ("tags", "aliases")
 VALIDATION = ("last_validated_at", "last_validated_by")
 CONFLICT_MARKERS = ("<<<<<<< ", "=======", ">>>>>>> ")
+_MARKER = 41  # merge_body's own markers, read back by it alone
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,22 +105,68 @@ def _merge_note(base: str, ours: str, theirs: str, merge_text: MergeText) -> Mer
     changes: dict[str, Any] = {}
     for key in dict.fromkeys([*ours_fm, *merged]):
         value = merged.get(key)
-        if key not in merged or value is None:
+        if key not in merged or (value is None and (key == "hash" or not _kept_null(key, base_fm, ours_fm, theirs_fm))):
             if key in ours_fm:
                 changes[key] = REMOVE
-        elif ours_fm.get(key) != value:
+        elif key not in ours_fm or ours_fm.get(key) != value:
             changes[key] = value
     if not ours_fm and not changes:
         return Merged(body if split_document(ours).fm_text is None else ours, conflicts)
+    final = {k: v for k, v in {**ours_fm, **changes}.items() if v is not REMOVE}
+    as_text = None if clashes else _as_text(base, ours, theirs, final, merge_text)
+    if as_text is not None:
+        doc, fm = as_text
+        kept = {k: final.get(k, REMOVE) for k in BOOKKEEPING if k in fm or k in final}
+        return Merged(edit_note_text(doc, fm, kept, body).text, conflicts)
     edited = edit_note_text(ours, ours_fm, changes, body)
     return Merged(edited.text, conflicts)
+
+
+def _kept_null(key: str, base: Mapping[str, Any], ours: Mapping[str, Any], theirs: Mapping[str, Any]) -> bool:
+    """Whether a key whose merged value is null stays (Obsidian's empty property, `status:`):
+    as the side that added or removed it has it, else as it was."""
+    here, there, was = key in ours, key in theirs, key in base
+    return here if there == was else there
+
+
+BOOKKEEPING = ("version", "updated", "hash")  # set on the merged note, never merged as text
+_BOOKKEEPING_LINE = re.compile(r"^(version|updated|hash):[^\r\n]*", re.MULTILINE)
+
+
+def _as_text(
+    base: str, ours: str, theirs: str, final: Mapping[str, Any], merge_text: MergeText
+) -> tuple[str, dict[str, Any]] | None:
+    """Ours with the front matters merged as text, every line a side wrote kept as written
+    (a person's `time: 12:30`, `zip: 01234`, `answer: yes`, a `# comment`, which rendering
+    read values would change or drop), and its front matter as read; when the text merges
+    cleanly and reads as the key-by-key merge `final` (bookkeeping aside: set after). None
+    otherwise."""
+    sides = [split_document(text) for text in (base, ours, theirs)]
+    if sides[1].fm_text is None or sides[2].fm_text is None:
+        return None
+    texts = [_BOOKKEEPING_LINE.sub(r"\1: ~", side.fm_text or "") for side in sides]
+    text, conflicts = merge_text(texts[1], texts[0], texts[2])
+    if conflicts:
+        return None
+    try:
+        fm = load_yaml(text)
+    except FrontMatterError:
+        return None
+    if {k: v for k, v in fm.items() if k not in BOOKKEEPING} != {
+        k: v for k, v in final.items() if k not in BOOKKEEPING
+    }:
+        return None
+    ours_side = sides[1]
+    return compose_document(text, ours_side.body, ours_side.newline, ours_side.bom), fm
 
 
 def merge_body(ours: str, base: str, theirs: str, merge_text: MergeText) -> tuple[str, int]:
     """The bodies merged by lines. Where both sides only added lines at the same place (two
     agents appending to one note on two machines) both additions are kept, ours first;
     where both changed the same existing lines, standard conflict markers stay."""
-    text, conflicts = merge_text(ours, base, theirs, diff3=True)
+    # Markers longer than any line a note holds: a line of seven `=` (a heading's underline)
+    # is text, not the separator (a reviewer's find: both sides' `=======` lines vanished).
+    text, conflicts = merge_text(ours, base, theirs, diff3=True, marker_size=_MARKER)
     if not conflicts:
         return text, 0
     out: list[str] = []
@@ -127,7 +174,7 @@ def merge_body(ours: str, base: str, theirs: str, merge_text: MergeText) -> tupl
     lines = text.split("\n")
     i = 0
     while i < len(lines):
-        if not lines[i].startswith("<<<<<<< ours"):
+        if not lines[i].startswith("<" * _MARKER + " ours"):
             out.append(lines[i])
             i += 1
             continue
@@ -136,10 +183,10 @@ def merge_body(ours: str, base: str, theirs: str, merge_text: MergeText) -> tupl
         yours: list[str] = []
         part = mine
         i += 1
-        while i < len(lines) and not lines[i].startswith(">>>>>>> theirs"):
-            if lines[i].startswith("||||||| base"):
+        while i < len(lines) and not lines[i].startswith(">" * _MARKER + " theirs"):
+            if lines[i].startswith("|" * _MARKER + " base"):
                 part = was
-            elif lines[i] == "=======":
+            elif lines[i] == "=" * _MARKER:
                 part = yours
             else:
                 part.append(lines[i])
