@@ -192,3 +192,23 @@ def test_a_capture_a_person_wrote_stays_theirs_when_a_ghost_promotes_it(repo: Pa
     cli.ok("inbox", "promote", "remember the milk", "--title", "Milk", "--type", "note", "--scope", "shared",
            ghost="alice")  # fmt: skip
     cli.ok("note", "update", "Milk", "--body", "bob replaced it", ghost="bob")
+
+
+def test_a_ghosts_restore_of_a_committed_delete_is_the_ghosts(repo: Path) -> None:  # noqa: F811
+    """Its old bytes are the trashed copy's, which the restore wrote again: that line was
+    taken for the one that wrote the base, the restore for a hand edit, and `commit` left
+    bob's restore to the person (a reviewer's find; sync then refused it)."""
+    cli = Cli(repo)
+    made = cli.ok(
+        "note", "create", "--title", "Xnote", "--type", "fact", "--scope", "shared", "--body", "hi", ghost="alice"
+    )
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "x")
+    cli.ok("note", "delete", "Xnote", ghost="alice")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "del")
+    cli.ok("trash", "restore", made["path"], ghost="bob")
+    changes = cli.ok("review")["changes"]
+    assert [(c["path"], c["kind"], c["by"]) for c in changes] == [(made["path"], "restored", ["bob"])]
+    commits = cli.ok("commit")["commits"]
+    assert [c["by"] for c in commits if made["path"] in c["paths"]] == ["bob"]

@@ -266,8 +266,11 @@ def writers(
     paths = {change.path, change.old_path} - {None}
     mine = [e for e in journal.entries if e.path in paths]
     every = mine  # the older lines too: what a write found may be what one of them left
-    if old is None:
-        # a new note: its writes since its path last held nothing (an earlier life deleted)
+    if old is None or change.kind == "restored":
+        # a new note: its writes since its path last held nothing (an earlier life deleted);
+        # a note restored from the trash too (its old bytes are the trashed copy's, which the
+        # restore wrote again: that line was taken for the base's, the restore for a hand
+        # edit, and sync refused a ghost's restore)
         start = max((i for i, e in enumerate(mine) if e.hash is None), default=None)
         mine = mine[start + 1 :] if start is not None else mine
     else:
