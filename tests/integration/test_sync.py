@@ -598,3 +598,25 @@ def test_a_ghosts_writes_around_a_sync_stay_the_ghosts(clones: tuple[Path, Path]
     change = next(c for c in b.ok("review")["changes"] if c["path"] == made["path"])
     assert "hand" not in change["by"] and change["by"][-1] == "bob", change
     b.ok("sync")  # nothing held back as a person's
+
+
+def test_a_ghosts_sync_stops_at_a_persons_uncommitted_edit_it_may_see(clones: tuple[Path, Path]) -> None:  # noqa: F811
+    """It committed its own and merged over the person's edit, or failed with git's words
+    and no note named (a reviewer's find); it now stops as a person's sync does, naming the
+    notes it may see, and never commits the person's words itself."""
+    one, _two = clones
+    a = Cli(one)
+    note = create(a, "Shared fact", "alice", body="Agent text.")
+    hidden = create(a, "Bob plan", "bob", scope="private", body="Plan.")
+    a.ok("sync")
+    for made in (note, hidden):
+        path = one / made["path"]
+        path.write_text(path.read_text() + "\nA line the person typed.\n")
+    create(a, "Alice new fact", "alice")
+    before = head(one)
+    refused = a("sync", ghost="alice")
+    assert refused.exit_code == 4 and refused.data["error"]["paths"] == [note["path"]]  # bob's not named
+    assert head(one) == before
+    done = a.ok("sync", "--include-hand-edits", ghost="alice")
+    assert [c["by"] for c in done["commits"]] == ["alice"]  # the person's words stay theirs to commit
+    assert note["path"] in git(one, "status", "--porcelain").stdout

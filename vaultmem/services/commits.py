@@ -51,9 +51,10 @@ class Pending:
     held: list[dict[str, object]] = field(default_factory=list)
 
 
-def pending_changes(app: App, git: Git) -> Pending:
+def pending_changes(app: App, git: Git, every_writer: bool = False) -> Pending:
     """The uncommitted memory changes grouped by who made them (module docstring); with a
-    ghost, that ghost's own only."""
+    ghost, that ghost's own only (`every_writer`: and the person's, `hand`, too: what a
+    ghost's sync must not merge over)."""
     base = git.resolve("HEAD") if git.has_head() else None
     rng = Range(base, WORKTREE, "HEAD..working tree")
     files = [f for f in git.changes(base, WORKTREE) if _memory(f.path) or _memory(f.old_path)]
@@ -89,7 +90,7 @@ def pending_changes(app: App, git: Git) -> Pending:
         if entry.reason and entry.reason not in out.reasons.setdefault(entry.by or "person", []):
             out.reasons[entry.by or "person"].append(entry.reason)
     if app.ghost is not None:
-        out.groups = {w: p for w, p in out.groups.items() if w == app.ghost}
+        out.groups = {w: p for w, p in out.groups.items() if w == app.ghost or (every_writer and w == "hand")}
     return out
 
 

@@ -54,11 +54,12 @@ def sync(
     refuse_mid_merge(git)
     upstream = _upstream(git)
     _ensure_driver(git)
-    pending = pending_changes(app, git)
+    # a ghost's sync commits its own changes only, and stops at a person's it may see too
+    pending = pending_changes(app, git, every_writer=True)
     hand = [p for p in pending.groups.get("hand", []) if _shown(app, p)]
-    if "hand" in pending.groups and not include_hand_edits:
-        pending.groups.pop("hand")
-        if hand:
+    if "hand" in pending.groups and (not include_hand_edits or app.ghost is not None):
+        pending.groups.pop("hand")  # never a ghost's to commit
+        if hand and not include_hand_edits:
             raise Conflict(
                 f"{len(hand)} note(s) hold a person's edits not yet committed: commit them "
                 "(vaultmem commit or git), or sync --include-hand-edits",

@@ -37,7 +37,7 @@ from vaultmem.vault.layout import (
     write_temp_name,
 )
 from vaultmem.vault.note import ParsedNote, Unreadable, parse_note
-from vaultmem.vault.writers import writing
+from vaultmem.vault.writers import swap_turn, writing
 
 MAX_NAME_BYTES = 100
 
@@ -339,13 +339,14 @@ def replace_file(root: Path, relpath: str, data: bytes, expected: FileStamp) -> 
     tmp = _write_temp(target.parent, target.name, data, st.st_mode & 0o7777)
     changed = ChangedOnDisk(f"{relpath} changed on disk since it was read; nothing written")
     try:
-        now = current_stamp(target)
-        if now is None or now.sha256 != expected.sha256:
-            raise changed
-        swapped = _swap_if_unchanged(tmp, target, expected.sha256)
+        with swap_turn(root):
+            now = current_stamp(target)
+            if now is None or now.sha256 != expected.sha256:
+                raise changed
+            swapped = _swap_if_unchanged(tmp, target, expected.sha256)
         if swapped is None:
-            # A save landed during the write and a third write replaced ours before it could
-            # be put back: that save is kept beside the note, never deleted with the temp file.
+            # A person saved during the swap and saved again before theirs could be put
+            # back: that save is kept beside the note, never deleted with the temp file.
             kept = target.with_name(f"{target.stem} (conflicted copy {os.getpid()}-{time.time_ns()}){target.suffix}")
             os.rename(tmp, kept)
             _fsync_dir(target.parent)

@@ -7,6 +7,12 @@ an agent's appends against syncs: 13 of 117 lost). So every note write (store.py
 shared lock on a file in the vault's state folder, many writers at once, and sync holds it
 alone while git merges. A write waits at most WAIT_S for a merge to end, then refuses
 (Conflict): nothing is written. A plain `git pull` by hand takes no such lock.
+
+Writers of ours also take turns at the last step of a replace (the check that the note is
+still what was read, and the swap): two of ours swapping one note at once each took the
+other's file for a person's save (six agents commenting at once left a conflicted copy).
+That turn lasts a hash and a rename; a person's editor, which takes no lock, is what the
+check and the swap still guard against.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from vaultmem.config import STATE_DIR
 from vaultmem.errors import Conflict
 
 LOCK_NAME = "writers.lock"
+SWAP_LOCK_NAME = "swap.lock"
 WAIT_S = 60.0  # a merge of many notes runs a driver process for each
 _POLL_S = 0.05
 
@@ -31,13 +38,13 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 @contextmanager
-def held(root: Path, exclusive: bool = False, wait_s: float = WAIT_S) -> Iterator[None]:
+def held(root: Path, exclusive: bool = False, wait_s: float = WAIT_S, name: str = LOCK_NAME) -> Iterator[None]:
     """The writers' lock of the vault at `root`: shared for a write, `exclusive` for a
-    merge. Where the state folder cannot be made (a read-only vault) there is nothing to
-    exclude, and nothing is locked."""
+    merge (or, by `name`, the swap's turn). Where the state folder cannot be made (a
+    read-only vault) there is nothing to exclude, and nothing is locked."""
     try:
         (root / STATE_DIR).mkdir(exist_ok=True)
-        fd = os.open(root / STATE_DIR / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fd = os.open(root / STATE_DIR / name, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     except OSError:
         yield
         return
@@ -50,12 +57,17 @@ def held(root: Path, exclusive: bool = False, wait_s: float = WAIT_S) -> Iterato
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    what = "other writes are still going on" if exclusive else "a sync is merging"
+                    what = "other writes are still going on" if exclusive or name != LOCK_NAME else "a sync is merging"
                     raise Conflict(f"{what} after {wait_s:.0f} s; nothing done: try again") from None
                 time.sleep(_POLL_S)
         yield
     finally:
         os.close(fd)  # closing releases the lock
+
+
+def swap_turn(root: Path) -> Any:
+    """This process's turn, among vaultmem's writers, to check a note and swap it in."""
+    return held(root, exclusive=True, name=SWAP_LOCK_NAME)
 
 
 def writing(fn: F) -> F:
