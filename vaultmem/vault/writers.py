@@ -22,7 +22,7 @@ import functools
 import os
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -57,7 +57,7 @@ def held(root: Path, exclusive: bool = False, wait_s: float = WAIT_S, name: str 
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    what = "other writes are still going on" if exclusive or name != LOCK_NAME else "a sync is merging"
+                    what = "other writes are still going on" if exclusive else "a sync is merging"
                     raise Conflict(f"{what} after {wait_s:.0f} s; nothing done: try again") from None
                 time.sleep(_POLL_S)
         yield
@@ -65,7 +65,7 @@ def held(root: Path, exclusive: bool = False, wait_s: float = WAIT_S, name: str 
         os.close(fd)  # closing releases the lock
 
 
-def swap_turn(root: Path) -> Any:
+def swap_turn(root: Path) -> AbstractContextManager[None]:
     """This process's turn, among vaultmem's writers, to check a note and swap it in."""
     return held(root, exclusive=True, name=SWAP_LOCK_NAME)
 
