@@ -100,6 +100,35 @@ def test_a_search_waits_for_the_model_and_writes_do_not(vault: Path, gated: thre
     _wait(lambda: Cli(vault).ok("status")["index"]["pending_detail"]["vectors"] == 0)
 
 
+def test_the_first_search_with_the_model_finds_what_was_written_while_it_loaded(
+    vault: Path, gated: threading.Event
+) -> None:
+    """The notes indexed while the model loaded have no vectors yet, and the reconcile the
+    loading asks for runs only after the search that waited for it: the search embeds them
+    first, so a vector search finds them (it answered without them, found nothing new)."""
+    written: list[str] = []
+
+    async def while_loading(client: Any) -> None:
+        for text in ("Quokkas smile at the ferry", "Wombats dig square burrows"):
+            written.append(structured(await client.call_tool("memory_save", {"content": text}))["id"])
+
+    in_memory(vault, "alice", while_loading)
+    assert Cli(vault).ok("status")["index"]["pending_detail"]["vectors"] >= 2
+    opener = threading.Timer(0.5, gated.set)
+    opener.start()
+
+    async def first_search(client: Any) -> None:
+        doc = structured(await client.call_tool("memory_search", {"query": "wombats dig burrows", "mode": "vector"}))
+        assert gated.is_set() and doc["mode"] == "vector"
+        assert [r["summary"]["id"] for r in doc["results"]][:1] == [written[1]]
+
+    try:
+        in_memory(vault, "alice", first_search)
+    finally:
+        opener.join()
+    assert Cli(vault).ok("status")["index"]["pending_detail"]["vectors"] == 0
+
+
 def test_a_model_that_does_not_load_in_time_leaves_bm25_with_the_reason(
     vault: Path, gated: threading.Event, monkeypatch: pytest.MonkeyPatch
 ) -> None:

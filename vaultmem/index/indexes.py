@@ -62,6 +62,9 @@ class Indexes:
         # load_model_in_background): until the event is set, `search` runs BM25 + graph and
         # says so, and a reconcile leaves the vectors for later, instead of waiting for it.
         self.model_ready: threading.Event | None = None
+        # A reconcile left the vectors for after the loading (run_index defer_vectors): the
+        # first search that has the model embeds them before it answers (services/search.py).
+        self.vectors_deferred = False
         self._chroma: Any = None
         self._vectors: dict[str, VectorIndex] = {}
         # The warm views (index/views.py): this object's own, or a long-lived process's, shared

@@ -72,6 +72,19 @@ class CatchUp:
             _stale(app, exc)
 
 
+def embed_deferred(app: App) -> None:
+    """The vectors the watcher's reconciles left while its model loaded
+    (Indexes.vectors_deferred), made now that it is loaded: the first search with the model
+    answers from every note's vectors, not only from those made before the watcher started
+    (the reconcile the loading asks for runs only after the search that waited for it)."""
+    from vaultmem.services.indexing import run_index
+
+    try:
+        run_index(app)
+    except Exception as exc:  # Whoosh's, Chroma's, SQLite's: see environment_error
+        _stale(app, exc)
+
+
 def _stale(app: App, exc: Exception) -> None:
     """A catch-up that failed because the disk is full or cannot be written: the read goes
     on with the indexes as they are; anything else is raised."""

@@ -23,9 +23,11 @@ def run_index(app: App, full: bool = False, defer_vectors: bool = False) -> Inde
     """Reconcile once under the writer lock (exit 6 if another writer keeps it).
     `defer_vectors` (the watcher's own reconciles): while the model loads in the background,
     leave the vectors to the reconcile that follows its loading rather than wait for it."""
-    with_vectors = app.indexes.embedding_choice().enabled and not (defer_vectors and app.indexes.model_loading())
+    enabled = app.indexes.embedding_choice().enabled
+    with_vectors = enabled and not (defer_vectors and app.indexes.model_loading())
     with app.lock("index"):
         report = app.indexes.indexer(app.progress).run(full=full, with_vectors=with_vectors)
+    app.indexes.vectors_deferred = enabled and not with_vectors
     if report.added or report.updated or report.deleted or report.moved or full:
         app.state.secure(deep=True)  # the files Whoosh, Chroma and SQLite just made: owner-only
     return report if app.ghost is None else readers_view(app, report)

@@ -17,6 +17,7 @@ from vaultmem.search.filters import DEFAULT_MODE, MODES, parse_date_bound, scope
 from vaultmem.search.fusion import RECOMMENDED_MIN_SCORE
 from vaultmem.search.hybrid import Dense, Retrievers, SearchOptions, run_search
 from vaultmem.services.app import App
+from vaultmem.services.freshness import embed_deferred
 from vaultmem.services.lookup import location_of
 from vaultmem.units import as_unit
 from vaultmem.vault.frontmatter import split_document
@@ -178,6 +179,8 @@ def retrievers(app: App, mode: str, warnings: list[str]) -> tuple[Retrievers, st
                 f"the embedding model did not load within {MODEL_WAIT_S:.0f} s: searched with BM25 + graph only"
             )
             mode = "bm25"
+    if mode in ("hybrid", "vector") and app.indexes.vectors_deferred and app.indexes.model_loaded():
+        embed_deferred(app)  # notes changed while the model loaded: their vectors first
     if mode in ("hybrid", "vector"):
         choice = app.indexes.embedding_choice()
         fp = app.db.get_meta("vector_fingerprint")
