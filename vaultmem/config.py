@@ -25,6 +25,10 @@ GHOST_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 # reads them. The names of the vault's own folders are not ghost names either.
 RESERVED_GHOST_NAMES = frozenset(
     {"shared", "private", "project", "projects", "diary", "inbox", "reference", "hooks", "trash", "vaultmem"}
+    # the writers review and commit name for a person, `hand` (edits made outside vaultmem)
+    # and `person` (vaultmem run without a ghost): a ghost of either name was handed every
+    # person's edits by commit, in every folder, another ghost's private notes too
+    | {"hand", "person"}
 )
 
 DEFAULT_TYPES: tuple[str, ...] = (
@@ -142,7 +146,7 @@ def validate_ghost_name(name: str) -> str:
     validate_name(name, "ghost name")
     if name in RESERVED_GHOST_NAMES:
         raise InvalidInput(
-            f"invalid ghost name {name!r}: reserved for the vault's folders "
+            f"invalid ghost name {name!r}: reserved for the vault's folders and the writers review names "
             f"({', '.join(sorted(RESERVED_GHOST_NAMES))}); choose another name"
         )
     return name
@@ -152,18 +156,35 @@ def is_ghost_name(name: str) -> bool:
     return bool(GHOST_RE.match(name)) and name not in RESERVED_GHOST_NAMES
 
 
+def enclosing_vault(root: Path) -> Path | None:
+    """The vault that holds the folder `root` (resolved), if any: the nearest ancestor with
+    a vaultmem.toml, `root` itself not counted."""
+    return next((folder for folder in root.parents if (folder / CONFIG_NAME).is_file()), None)
+
+
+def _not_nested(root: Path) -> Path:
+    """A vault inside another is refused: its notes are the outer vault's too, and a folder
+    the outer vault keeps private to one ghost (private/bob/) would be opened as a vault of
+    its own in which they read as shared notes."""
+    outer = enclosing_vault(root)
+    if outer is not None:
+        raise VaultNotFound(f"{root} lies inside the vault {outer}, and a vault cannot hold another: use that vault")
+    return root
+
+
 def find_vault(flag: str | Path | None, cwd: Path | None = None, env: Mapping[str, str] | None = None) -> Path:
-    """--vault, else VAULTMEM_VAULT, else the nearest ancestor holding vaultmem.toml."""
+    """--vault, else VAULTMEM_VAULT, else the nearest ancestor holding vaultmem.toml; never a
+    vault inside another (_not_nested)."""
     explicit = flag or (os.environ if env is None else env).get("VAULTMEM_VAULT")
     if explicit:
         root = Path(explicit).expanduser().resolve()
         if not (root / CONFIG_NAME).is_file():
             raise VaultNotFound(f"{root} is not a vaultmem vault (no {CONFIG_NAME}); run `vaultmem init`")
-        return root
+        return _not_nested(root)
     here = (cwd or Path.cwd()).resolve()
     for candidate in (here, *here.parents):
         if (candidate / CONFIG_NAME).is_file():
-            return candidate
+            return _not_nested(candidate)
     raise VaultNotFound(f"no vault found: pass --vault, set VAULTMEM_VAULT, or run inside a folder with {CONFIG_NAME}")
 
 

@@ -132,3 +132,17 @@ def test_symlink_into_a_private_folder_does_not_leak(vault: Path, cli: Cli, secr
     out = cli("lint")
     assert SECRET_BODY not in out.stdout
     assert any(p["path"] == "shared/peek.md" for p in out.data["problems"])
+
+
+def test_a_ghost_validates_as_itself(cli: Cli) -> None:
+    """Identity comes from --ghost, never from a value: alice's `--by bob/gpt-x` recorded bob
+    as the validator (found by an attacker's walk). A person (no ghost) names the validator."""
+    made = cli.ok("note", "create", "--title", "Shared fact", "--type", "fact", "--scope", "shared", "--body", "x")
+    before = cli.ok("get", made["id"], ghost="alice")
+    res = cli("note", "validate", made["id"], "--by", "bob/gpt-x", "--trust", "0.9", ghost="alice")
+    assert res.exit_code == 5 and "alice/MODEL" in res.data["error"]["message"]
+    assert cli.ok("get", made["id"], ghost="alice") == before
+    version = before["note"]["version"]
+    assert cli.ok("note", "validate", made["id"], "--by", "alice/gpt-x", ghost="alice")["version"] > version
+    cli.ok("note", "validate", made["id"], "--by", "bob/gpt-x")
+    assert "last_validated_by: bob/gpt-x" in (cli.vault / made["path"]).read_text()

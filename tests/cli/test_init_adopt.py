@@ -186,3 +186,28 @@ def test_init_never_writes_through_symlinks_out_of_the_vault(tmp_path: Path) -> 
     (root / ".gitignore").symlink_to(outside / "gi")  # dangling
     init_vault(root, ["alice"], examples=True)
     assert list(outside.iterdir()) == []
+
+
+def test_no_vault_is_made_inside_another_or_around_one(tmp_path: Path) -> None:
+    """An attacker's walk: alice made bob's private folder a vault of its own, where bob's
+    notes read as shared (get, search, update all worked); a vault of the folder above a
+    vault opens every private note the same way. Both are refused, and a vault someone
+    made inside another by hand is not opened."""
+    cli = Cli(tmp_path)
+    outer = tmp_path / "v"
+    cli.ok("init", str(outer), "--ghost", "alice", "--ghost", "bob", vault=False)
+    inner = Cli(outer)
+    inner.ok(
+        "note", "create", "--title", "Bob plan", "--type", "fact", "--scope", "private", "--body", "xyl", ghost="bob"
+    )
+    before = _files(tmp_path)
+    for target in (outer / "private" / "bob", outer / "shared" / "new", tmp_path):
+        res = cli("init", str(target), "--ghost", "alice", ghost="alice", vault=False)
+        assert res.exit_code == 5 and "a vault cannot hold another" in res.data["error"]["message"], res.stdout
+    assert _files(tmp_path) == before  # nothing written anywhere
+    write(outer, "private/bob/vaultmem.toml", '[vault]\nghosts = ["alice"]\n')  # by hand
+    nested = Cli(outer / "private" / "bob")
+    for args in (("get", "Bob plan"), ("list",), ("search", "xyl")):
+        res = nested(*args, ghost="alice")
+        assert res.exit_code == 2 and res.data["error"]["code"] == "no_vault", res.stdout
+        assert "xyl" not in res.stdout

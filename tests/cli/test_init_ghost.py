@@ -132,7 +132,7 @@ def test_ghost_add_as_the_ghost_it_registers(vault: Path, cli: Cli, monkeypatch:
     assert cli("list").exit_code == 5  # invalid_input
 
 
-@pytest.mark.parametrize("name", ["../bob", "Bob", "a/b", "_x", "x y", ""])
+@pytest.mark.parametrize("name", ["../bob", "Bob", "a/b", "_x", "x y", "", "shared", "hand", "person"])
 def test_ghost_add_invalid_name_exits_5(vault: Path, cli: Cli, name: str) -> None:
     before = snapshot(vault)
     res = cli("ghost", "add", name)

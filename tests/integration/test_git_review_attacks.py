@@ -145,3 +145,56 @@ def test_revert_leaves_a_note_that_is_not_utf8(repo: Path, bad: bytes) -> None: 
     path.write_bytes(data)
     res = cli("revert", sha, ghost="bob")
     assert res.exit_code == 4 and path.read_bytes() == data
+
+
+@pytest.mark.parametrize(
+    "rev",
+    [
+        "HEAD^{/planning the q}",
+        "HEAD^{/memory.bob.: 1 created}",
+        ":/planning",
+        "HEAD:private/bob/Bob plan.md",
+        ":private/bob/Bob plan.md",
+        ":0:private/bob/Bob plan.md",
+        "HEAD@{0}^{/planning}",
+        "HEAD^{/planning}~1..HEAD^{/planning}",
+    ],
+)
+def test_a_revision_cannot_search_commit_messages_or_name_a_path(repo: Path, rev: str) -> None:  # noqa: F811
+    """An attacker's walk: HEAD^{/text} answered whether any commit message (bob's --reason,
+    counts of his private notes) holds the text, a character at a time; REV:path whether a
+    path exists. Every command that takes a revision refuses them alike, matching or not."""
+    cli = Cli(repo)
+    hub = create(cli, "Shared hub", "hub", ghost="alice", source="x")
+    cli.ok("commit")
+    cli.ok(
+        "note", "create", "--title", "Bob plan", "--type", "fact", "--scope", "private", "--body", "p",
+        "--reason", "planning the heist", ghost="bob",
+    )  # fmt: skip
+    cli.ok("commit")
+    for args in (("get", hub["id"], "--at", rev), ("review", rev), ("revert", rev, "--dry-run")):
+        res = cli(*args, ghost="alice")
+        assert res.exit_code == 5 and "is not a revision" in res.stdout, (args, res.stdout)
+
+
+@pytest.mark.parametrize(
+    "rev",
+    [
+        "HEAD",
+        "HEAD~1",
+        "HEAD^",
+        "HEAD@{0}",
+        "HEAD@{1}",
+        "HEAD~1..HEAD",
+        "HEAD@{1 hour ago}",
+        "HEAD@{2999-01-01 00:00:00}",
+    ],
+)
+def test_plain_revisions_still_resolve(repo: Path, rev: str) -> None:  # noqa: F811
+    cli = Cli(repo)
+    create(cli, "Shared hub", "hub", ghost="alice", source="x")
+    cli.ok("commit")
+    create(cli, "Second", "two", ghost="alice", source="x")
+    cli.ok("commit")
+    res = cli("review", rev, ghost="alice")
+    assert res.exit_code == 0, res.stdout

@@ -164,6 +164,13 @@ def test_a_ghost_syncs_its_own_changes_and_hears_only_of_notes_it_may_read(clone
     stopped = b("sync", ghost="bob")
     assert stopped.exit_code == 4 and stopped.data["error"]["paths"] == []
     assert "alice/" not in stopped.stdout + stopped.stderr
+    # undone: alice's note holds no markers, bob's commits go on, and the owner meets it
+    assert not (two / ".git" / "MERGE_HEAD").exists()
+    assert "<<<<<<<" not in (two / secret["path"]).read_text()
+    create(b, "Bob second fact", "bob")
+    assert [c["by"] for c in b.ok("commit", ghost="bob")["commits"]] == ["bob"]
+    owner = b("sync", ghost="alice")
+    assert owner.exit_code == 4 and owner.data["error"]["paths"] == [secret["path"]]
 
 
 def _push_by_hand(root: Path, *paths: str) -> None:

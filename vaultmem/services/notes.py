@@ -341,7 +341,10 @@ def validate_note(
     note holding an edit it has not read (a person's own rating among them), as `--set`."""
     if "/" not in by or not all(part.strip() for part in by.split("/", 1)):
         raise InvalidInput(f"--by must be GHOST/MODEL, e.g. alice/gpt-x; got {by!r}")
-    validate_ghost_name(by.split("/", 1)[0])
+    validator = validate_ghost_name(by.split("/", 1)[0])
+    if app.ghost is not None and validator != app.ghost:
+        # who validates is the caller (SPEC §3: identity comes from the transport)
+        raise InvalidInput(f"--by names the ghost that validates, {app.ghost}: {app.ghost}/MODEL; got {by!r}")
     trust_value = check_unit("trust", trust)
     stamp = note_time(utc_now())
 

@@ -204,6 +204,16 @@ def _merge_failed(git: Git, upstream: str, app: App, exc: GitError) -> NoReturn:
     stages = unmerged(git)
     if stages:
         shown = sorted(p for p in stages if p is not None and _shown(app, p))
+        if app.ghost is not None and len(shown) < len(stages):
+            # A ghost cannot settle a note it may not read, and a merge left stopped would
+            # leave another ghost's private note with both sides' text in it and block this
+            # ghost's commits: undone, for the note's owner or a person to sync.
+            git.run("merge", "--abort")
+            raise Conflict(
+                "the merge stopped on notes changed on both sides that this ghost may not read; it was "
+                "undone and nothing was merged or pushed: a person (or the notes' owner) runs `vaultmem sync`",
+                paths=shown[:50],
+            ) from None
         marked = any({"2", "3"} <= stages[p] for p in shown)  # both sides' text: markers in it
         raise Conflict(
             (

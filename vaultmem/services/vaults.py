@@ -11,14 +11,21 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from vaultmem.clock import now_note_time as utc_now
-from vaultmem.config import CONFIG_NAME, STATE_DIR, add_ghost_to_config_text, load_config, validate_ghost_name
+from vaultmem.config import (
+    CONFIG_NAME,
+    STATE_DIR,
+    add_ghost_to_config_text,
+    enclosing_vault,
+    load_config,
+    validate_ghost_name,
+)
 from vaultmem.errors import Conflict, InvalidInput
 from vaultmem.index.lock import IndexLock
 from vaultmem.models import GhostsResult, InitResult
 from vaultmem.paths import StatePaths
 from vaultmem.vault.ids import new_ulid
 from vaultmem.vault.journal import ATTRIBUTES as JOURNAL_ATTRIBUTES
-from vaultmem.vault.layout import SCOPES, inside_vault, walk_notes
+from vaultmem.vault.layout import SCOPES, inside_vault, is_ignored_dir, walk_notes
 
 SCOPE_DIRS = (*SCOPES, "inbox/shared", "reference")
 GHOST_DIRS = ("private", "diary", "inbox")
@@ -153,7 +160,28 @@ def _checked_target(path: Path, ghosts: list[str]) -> tuple[Path, list[str]]:
         )
     if root.exists() and not root.is_dir():
         raise InvalidInput(f"{root} exists and is not a folder")
+    # No vault in a vault, either way: the inner one's notes would be the outer one's too,
+    # and a ghost could make another ghost's private folder (private/bob/) a vault of its
+    # own, or a vault of the folder above a vault, in which those notes read as shared.
+    outer = enclosing_vault(root)
+    if outer is not None:
+        raise InvalidInput(f"{root} lies inside the vault {outer}, and a vault cannot hold another; nothing changed")
+    inner = _vault_within(root)
+    if inner is not None:
+        raise InvalidInput(f"{root} holds the vault {inner}, and a vault cannot hold another; nothing changed")
     return root, names
+
+
+def _vault_within(root: Path) -> Path | None:
+    """A vault somewhere below `root` in the folders the vault's own walk reads (walk_notes:
+    no ignored folder, no symbolic link to a folder), or None."""
+    if not root.is_dir():
+        return None
+    for folder, subfolders, files in os.walk(root):
+        if CONFIG_NAME in files and Path(folder) != root:
+            return Path(folder)
+        subfolders[:] = [name for name in subfolders if not is_ignored_dir(name)]
+    return None
 
 
 def _write_vault(root: Path, names: list[str], examples: bool, hook_is_ours: bool) -> None:

@@ -10,6 +10,7 @@ converted to and from the repository's at this edge.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Iterable, Sequence
@@ -19,6 +20,19 @@ from pathlib import Path
 from vaultmem.errors import InvalidInput, VaultmemError
 from vaultmem.paths import GIT_INDEX_LOCK
 from vaultmem.vault.layout import utf8_name
+
+# Revision syntax that looks up a commit by what its message says (HEAD^{/text}, :/text) or
+# a file by its path (REV:path, :path): a yes/no answer to one of these told a ghost what
+# other ghosts' commit messages hold (their --reason, counts of their private notes) and
+# which paths a commit has, a character at a time. Dates in @{...} may hold colons.
+_REFLOG_SELECTOR = re.compile(r"@\{[^{}]*\}")
+
+
+def searches_history(rev: str) -> bool:
+    """Whether a revision asks git to search messages or name a path (not a commit)."""
+    bare = _REFLOG_SELECTOR.sub("", rev)
+    return ":" in bare or "{/" in bare
+
 
 WORKTREE = None  # a side of a comparison that is the files as they are now
 STAGED = ":"  # a side that is git's index: what the next commit would hold
@@ -151,8 +165,8 @@ class Git:
 
     def resolve(self, rev: str) -> str:
         """The commit a revision names; InvalidInput for one that names none."""
-        if rev.startswith("-"):
-            raise InvalidInput(f"{rev!r} is not a revision")
+        if rev.startswith("-") or searches_history(rev):
+            raise InvalidInput(f"{rev!r} is not a revision (a commit, a branch or tag, HEAD~N, REV@{{date}})")
         try:
             return self.run("rev-parse", "--verify", "-q", f"{rev}^{{commit}}").strip()
         except GitError:
