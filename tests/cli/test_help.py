@@ -56,6 +56,13 @@ def test_every_example_parses(name: str) -> None:
         assert ctx.params is not None
 
 
+def test_every_command_takes_json() -> None:
+    """README and SPEC §6: every command takes --json (a newcomer found mcp and merge-driver
+    refusing it after the command word)."""
+    for name, command in ALL.items():
+        assert any("--json" in getattr(p, "opts", ()) for p in command.params), f"vaultmem {name}: no --json"
+
+
 def test_common_options_have_their_short_forms() -> None:
     for name, command in ALL.items():
         opts = {o: param for param in command.params for o in getattr(param, "opts", ())}

@@ -275,3 +275,37 @@ def test_a_persons_revert_names_a_file_it_cannot_undo(repo: Path, monkeypatch: p
     # a ghost is told nothing of what it may not change, as before
     bob = cli("revert", sha, ghost="bob")
     assert "stray" not in bob.stdout
+
+
+def test_an_agents_addition_to_a_persons_note_changes_no_line_of_theirs(repo: Path) -> None:
+    """A newcomer's walk: a ghost's append to a note a person made was flagged person_lines
+    for the lines every write rewrites (updated, version, hash). Its rewrite of the
+    person's words still is."""
+    cli = Cli(repo)
+    made = cli.ok("note", "create", "--title", "Burgundy", "--type", "fact", "--scope", "shared",
+                  "--source", "s", "--body", "Red is Pinot.")  # fmt: skip
+    cli.ok("commit")
+    cli.ok("note", "update", made["id"], "--append", "Bob adds.", ghost="bob")
+    (change,) = changes(cli)["changes"]
+    assert change["by"] == ["bob"] and not [f for f in change["flags"] if f["code"] == "person_lines"]
+    cli.ok("commit")
+    cli.ok("note", "update", made["id"], "--body", "Red is Gamay.\n\nBob adds.", ghost="bob")
+    (change,) = changes(cli)["changes"]
+    (flag,) = [f for f in change["flags"] if f["code"] == "person_lines"]
+    assert "line" in flag["reason"]
+
+
+def test_a_dry_run_of_revert_to_names_the_paths_the_revert_writes(repo: Path) -> None:
+    """A newcomer's walk: after an edit and a move, `revert NOTE --to REV --dry-run` named the
+    restore at the moved name while the revert itself restores it at the old one."""
+    cli = Cli(repo)
+    made = create(cli, "Burgundy", "Red is Pinot.", source="s")
+    cli.ok("commit")
+    cli.ok("note", "update", made["id"], "--append", "Bob adds.", ghost="bob")
+    cli.ok("commit")
+    cli.ok("note", "move", made["id"], "Burgundy wine", ghost="bob")
+    cli.ok("commit")
+    dry = cli.ok("revert", made["id"], "--to", "HEAD~2", "--dry-run", ghost="bob")
+    done = cli.ok("revert", made["id"], "--to", "HEAD~2", ghost="bob")
+    assert dry["restored"] == done["restored"] and {r["path"] for r in done["restored"]} == {made["path"]}
+    assert "Bob adds." not in (repo / made["path"]).read_text()

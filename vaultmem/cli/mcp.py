@@ -97,6 +97,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
         vault: VaultOpt = None,
         ghost: GhostOpt = None,
+        json_: JsonOpt = False,  # every command takes it: errors before serving come as JSON
     ) -> None:
         """Serve the memory tools over the Model Context Protocol (stdio, or HTTP with --http).
 

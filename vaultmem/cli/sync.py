@@ -96,6 +96,7 @@ def register(app: typer.Typer) -> None:
         ours: Annotated[Path, typer.Argument(help="%A: our version; the merge is written here.")],
         theirs: Annotated[Path, typer.Argument(help="%B: their version.")],
         path: Annotated[str, typer.Argument(help="%P: the note's path in the repository.")] = "",
+        json_: JsonOpt = False,  # every command takes it; git reads the exit code and the file only
     ) -> int:
         """git's merge driver for notes: front matter by key, the body three-way.
 

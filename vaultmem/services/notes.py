@@ -375,7 +375,7 @@ def comment_note(
     if not text.strip():
         raise InvalidInput("comment text must not be empty")
     stamp = note_time(utc_now())
-    entry = Comment(stamp, app.ghost or app.person or "human", model, text)
+    entry = Comment(stamp, app.ghost or app.person or "person", model, text)  # as review names them
 
     def mutation(note: ParsedNote) -> tuple[dict[str, Any], str | None]:
         # the whole list in the form Obsidian shows (vault/comments.py): an old nested one

@@ -264,9 +264,14 @@ def _note_to(app: App, git: Git, ref: str, rev: str, dry_run: bool) -> RevertRes
         return RevertResult(dry_run, [], [{"id": rec.id, "path": rec.path, "reason": reason}])
     restored: list[dict[str, Any]] = []
     conflicts: list[dict[str, Any]] = []
+    moved_to: dict[str, str] = {}  # a dry run moves nothing: where its earlier step put the note
     for step in later:
         for change in _plan(app, git, step.sha, only=rec.id or ""):
             outcome = _undo(app, git, *change, dry_run)
+            if dry_run and outcome.get("id") in moved_to:
+                outcome["path"] = moved_to[outcome["id"]]
+            if str(outcome.get("action", "")).startswith("moved back"):
+                moved_to[outcome["id"]] = outcome["path"]
             (conflicts if "reason" in outcome else restored).append(outcome)
         if conflicts:
             break

@@ -30,13 +30,14 @@ from vaultmem.clock import now as utc_now
 from vaultmem.errors import InvalidInput
 from vaultmem.models import Change, Flag, ReviewResult
 from vaultmem.services.app import App
+from vaultmem.services.revisions import BOOKKEEPING as WRITE_STAMPS
 from vaultmem.services.twins import Twins
 from vaultmem.vault.attachments import Attachments
 from vaultmem.vault.changes import NoteChange, Side, describe, scope_moved
 from vaultmem.vault.git import STAGED, WORKTREE, Git, GitError
 from vaultmem.vault.journal import JOURNAL_DIR, Entry, parse_lines, read_all, stamp
 from vaultmem.vault.layout import classify
-from vaultmem.vault.secrets import find_secrets
+from vaultmem.vault.secrets import find_secrets, key_lines
 
 GHOST_EMAIL = "@vaultmem"  # the author email of a ghost's commits: `alice <alice@vaultmem>`
 FACT_TYPES = frozenset({"fact"})
@@ -415,6 +416,7 @@ class Flagger:
         for tag, i1, i2, _, _ in matcher.get_opcodes():
             if tag in ("replace", "delete"):
                 touched.update(range(i1 + 1, i2 + 1))
+        touched -= key_lines(old_text, WRITE_STAMPS)  # rewritten by every write, a person's or not
         if not touched:
             return ""
         try:

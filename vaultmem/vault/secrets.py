@@ -171,8 +171,8 @@ BOOKKEEPING = frozenset(
 )  # fmt: skip
 
 
-def _bookkeeping_lines(text: str) -> set[int]:
-    """The lines of `text`'s front matter block that hold a BOOKKEEPING key."""
+def key_lines(text: str, keys: Collection[str] = BOOKKEEPING) -> set[int]:
+    """The lines (1-based) of `text`'s front matter block that hold one of `keys`."""
     lines = text.split("\n")
     if not lines or lines[0].rstrip() != "---":
         return set()
@@ -181,7 +181,7 @@ def _bookkeeping_lines(text: str) -> set[int]:
         if line.rstrip() in ("---", "..."):
             break
         key = line.split(":", 1)[0]
-        if ":" in line and key in BOOKKEEPING:
+        if ":" in line and key in keys:
             out.add(n)
     return out
 
@@ -193,7 +193,7 @@ def refuse_secrets(new: str, old: str = "", what: str = "the note", allow: bool 
     if allow:
         return
     lines = added_lines(old, new) if old else set(range(1, new.count("\n") + 2))
-    found = find_secrets(new, lines - _bookkeeping_lines(new))
+    found = find_secrets(new, lines - key_lines(new))
     if found:
         listed = "; ".join(s.where() for s in found)
         raise InvalidInput(
