@@ -19,7 +19,7 @@ from vaultmem.errors import InvalidInput, VaultNotFound
 from vaultmem.paths import CONFIG_NAME as CONFIG_NAME  # spelled in paths.py, kept importable here
 from vaultmem.paths import STATE_DIR as STATE_DIR
 
-GHOST_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+GHOST_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}\Z")
 # A ghost's name becomes a folder under private/, diary/ and inbox/: `inbox/shared/` is the
 # shared inbox, so a ghost named `shared` would write its "private" captures where everyone
 # reads them. The names of the vault's own folders are not ghost names either.
@@ -156,35 +156,19 @@ def is_ghost_name(name: str) -> bool:
     return bool(GHOST_RE.match(name)) and name not in RESERVED_GHOST_NAMES
 
 
-def enclosing_vault(root: Path) -> Path | None:
-    """The vault that holds the folder `root` (resolved), if any: the nearest ancestor with
-    a vaultmem.toml, `root` itself not counted."""
-    return next((folder for folder in root.parents if (folder / CONFIG_NAME).is_file()), None)
-
-
-def _not_nested(root: Path) -> Path:
-    """A vault inside another is refused: its notes are the outer vault's too, and a folder
-    the outer vault keeps private to one ghost (private/bob/) would be opened as a vault of
-    its own in which they read as shared notes."""
-    outer = enclosing_vault(root)
-    if outer is not None:
-        raise VaultNotFound(f"{root} lies inside the vault {outer}, and a vault cannot hold another: use that vault")
-    return root
-
-
 def find_vault(flag: str | Path | None, cwd: Path | None = None, env: Mapping[str, str] | None = None) -> Path:
-    """--vault, else VAULTMEM_VAULT, else the nearest ancestor holding vaultmem.toml; never a
-    vault inside another (_not_nested)."""
+    """--vault, else VAULTMEM_VAULT, else the nearest ancestor holding vaultmem.toml (what
+    may be opened of it: vault/nesting.py opened_vault)."""
     explicit = flag or (os.environ if env is None else env).get("VAULTMEM_VAULT")
     if explicit:
         root = Path(explicit).expanduser().resolve()
         if not (root / CONFIG_NAME).is_file():
             raise VaultNotFound(f"{root} is not a vaultmem vault (no {CONFIG_NAME}); run `vaultmem init`")
-        return _not_nested(root)
+        return root
     here = (cwd or Path.cwd()).resolve()
     for candidate in (here, *here.parents):
         if (candidate / CONFIG_NAME).is_file():
-            return _not_nested(candidate)
+            return candidate
     raise VaultNotFound(f"no vault found: pass --vault, set VAULTMEM_VAULT, or run inside a folder with {CONFIG_NAME}")
 
 

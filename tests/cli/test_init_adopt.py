@@ -211,3 +211,35 @@ def test_no_vault_is_made_inside_another_or_around_one(tmp_path: Path) -> None:
         res = nested(*args, ghost="alice")
         assert res.exit_code == 2 and res.data["error"]["code"] == "no_vault", res.stdout
         assert "xyl" not in res.stdout
+
+
+def test_a_vault_around_a_vault_never_reads_its_private_notes(tmp_path: Path) -> None:
+    """A review of the fix: refusing the inner vault left the outer one (made before the fix,
+    or by copying vaultmem.toml up) reading the team vault's private/bob/ as shared notes.
+    The outer vault now leaves a vault of its own alone, and the inner one stays usable."""
+    cli = Cli(tmp_path)
+    team = tmp_path / "home" / "team"
+    cli.ok("init", str(team), "--ghost", "alice", "--ghost", "bob", vault=False)
+    Cli(team).ok(
+        "note", "create", "--title", "Bob secret", "--type", "fact", "--scope", "private", "--body", "zanzibar",
+        ghost="bob",
+    )  # fmt: skip
+    (tmp_path / "home" / "vaultmem.toml").write_text((team / "vaultmem.toml").read_text())  # by hand
+    write(tmp_path / "home", "Mine.md", "my own note\n")
+    outer = Cli(tmp_path / "home")
+    assert outer.ok("query", "zanzibar", ghost="alice")["total_matched"] == 0
+    found = outer.ok("search", "zanzibar", "--mode", "bm25", "--min-score", "0", ghost="alice")["results"]
+    assert [r["summary"]["path"] for r in found] in ([], ["Mine.md"])
+    assert [n["path"] for n in outer.ok("list", ghost="alice")["notes"]] == ["Mine.md"]
+    assert Cli(team).ok("get", "Bob secret", ghost="bob")["body"].strip() == "zanzibar"
+
+
+def test_init_takes_a_folder_holding_python_code(tmp_path: Path) -> None:
+    """A virtual environment beside the notes holds vaultmem's own vault_template/: code,
+    not a vault of anyone's."""
+    root = tmp_path / "proj"
+    write(root, "venv/pyvenv.cfg", "home = /usr/bin\n")
+    write(root, "venv/lib/site-packages/vaultmem/__init__.py", "")
+    write(root, "venv/lib/site-packages/vaultmem/vault_template/vaultmem.toml", "[vault]\nghosts = []\n")
+    write(root, "Idea.md", "an idea\n")
+    Cli(tmp_path).ok("init", str(root), "--ghost", "alice", vault=False)

@@ -132,10 +132,23 @@ def test_ghost_add_as_the_ghost_it_registers(vault: Path, cli: Cli, monkeypatch:
     assert cli("list").exit_code == 5  # invalid_input
 
 
-@pytest.mark.parametrize("name", ["../bob", "Bob", "a/b", "_x", "x y", "", "shared", "hand", "person"])
+@pytest.mark.parametrize(
+    "name", ["../bob", "Bob", "a/b", "_x", "x y", "", "shared", "hand", "person", "hand\n", "bob\n"]
+)
 def test_ghost_add_invalid_name_exits_5(vault: Path, cli: Cli, name: str) -> None:
     before = snapshot(vault)
     res = cli("ghost", "add", name)
     assert res.exit_code == 5
     assert res.data["error"]["code"] == "invalid_input"
     assert snapshot(vault) == before
+
+
+@pytest.mark.parametrize("name", ["example\n", "x\n", "ok\r"])
+def test_a_project_name_with_a_line_break_is_refused(cli: Cli, name: str) -> None:
+    """An attacker's walk: `$` matched before a final newline, so `hand\\n` passed as a ghost
+    name (vaultmem.toml, written with it, stopped every command for everyone) and a project
+    `example\\n` crashed a create with a traceback."""
+    res = cli(
+        "note", "create", "--title", "p", "--type", "note", "--scope", "project", "--project", name, ghost="alice"
+    )
+    assert res.exit_code == 5 and res.data["error"]["code"] == "invalid_input", res.stdout

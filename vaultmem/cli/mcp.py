@@ -54,11 +54,12 @@ def _token_scope(ctx: typer.Context, vault: Any, ghost: str | None) -> tuple[Any
     manages every token; a ghost only its own."""
     import os
 
-    from vaultmem.config import find_vault, load_config
+    from vaultmem.config import load_config
     from vaultmem.services.app import _checked_ghost
+    from vaultmem.vault.nesting import opened_vault
 
     g = globals_of(ctx)
-    root = find_vault(vault or g.get("vault"))
+    root = opened_vault(vault or g.get("vault"))
     acting = ghost or g.get("ghost") or os.environ.get("VAULTMEM_GHOST") or None
     return root, _checked_ghost(load_config(root), acting)
 
@@ -111,12 +112,13 @@ def register(app: typer.Typer) -> None:
         memory_update, memory_delete."""
         import os
 
-        from vaultmem.config import find_vault, load_config
+        from vaultmem.config import load_config
         from vaultmem.errors import InvalidInput, UsageError
         from vaultmem.services.app import _checked_ghost
+        from vaultmem.vault.nesting import opened_vault
 
         g = globals_of(ctx)
-        root = find_vault(vault or g.get("vault"))
+        root = opened_vault(vault or g.get("vault"))
         who = ghost or g.get("ghost") or os.environ.get("VAULTMEM_GHOST") or None
         if http:
             if ghost or g.get("ghost"):

@@ -158,12 +158,13 @@ def progress_hook(enabled: bool) -> Iterator[Callable[[str, int, int], None] | N
     lock = threading.Lock()
 
     def hook(label: str, done: int, total: int) -> None:
+        counted = total if total > 0 else None  # 0: a stage told without its counts (a ghost's)
         with lock:
             if "" in tasks:  # the first real step replaces the placeholder
                 bar.remove_task(tasks.pop(""))
             if label not in tasks:
-                tasks[label] = bar.add_task(label, total=total)
-        bar.update(tasks[label], completed=done, total=total)
+                tasks[label] = bar.add_task(label, total=counted)
+        bar.update(tasks[label], completed=done, total=counted)
 
     def scanning() -> None:
         # Long work shows within a second, even before its first step can count anything

@@ -101,6 +101,6 @@ def register(app: typer.Typer) -> None:
 def _vault_root(ctx: typer.Context, vault: Path | None) -> Path:
     """The vault `ghost add|list` work on. They act as no ghost: registering the ghost that
     $VAULTMEM_GHOST already names must not fail because it is not registered yet."""
-    from vaultmem.config import find_vault
+    from vaultmem.vault.nesting import opened_vault
 
-    return find_vault(vault or globals_of(ctx).get("vault"))
+    return opened_vault(vault or globals_of(ctx).get("vault"))

@@ -319,13 +319,14 @@ class WaitNotice:
     within a second and kept up to date: the first index of a vault (with its progress),
     the embedding model loading, or just the watcher. stdout stays the command's."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, counted: bool = True) -> None:
         self.path = path
+        self.counted = counted
         self.shown = False
 
     def __call__(self, waited: float) -> None:
         reply, _ = exchange(self.path, {"op": "ping"}, deadline_s=0.5)
-        text = wait_text(reply, waited)
+        text = wait_text(reply, waited, self.counted)
         sys.stderr.write(f"\r\x1b[K{text}")
         sys.stderr.flush()
         self.shown = True
@@ -336,9 +337,14 @@ class WaitNotice:
             sys.stderr.flush()
 
 
-def wait_text(status: dict[str, Any] | None, waited: float) -> str:
-    """The line a waiting command shows, from the watcher's ping. Pure."""
+def wait_text(status: dict[str, Any] | None, waited: float, counted: bool = True) -> str:
+    """The line a waiting command shows, from the watcher's ping. Pure. `counted`: with the
+    indexing's counts, which are the whole vault's (another ghost's private notes too), so
+    only for a command run without a ghost."""
     progress = (status or {}).get("progress")
+    if isinstance(progress, dict) and progress.get("total") and not counted:
+        stage = progress.get("stage")
+        return f"vaultmem: {'embedding notes' if stage == 'embedding' else 'indexing the vault'} ({waited:.0f} s)…"
     if isinstance(progress, dict) and progress.get("total"):
         stage, done, total = progress.get("stage"), progress.get("done", 0), progress.get("total")
         what = "embedding notes" if stage == "embedding" else "indexing the vault" if stage else "indexing"
@@ -348,6 +354,12 @@ def wait_text(status: dict[str, Any] | None, waited: float) -> str:
     if (status or {}).get("model") == "loading":
         return f"vaultmem: waiting for the embedding model to load ({waited:.0f} s)…"
     return f"vaultmem: waiting for the watcher ({waited:.0f} s)…"
+
+
+def _ghost_acts(argv: list[str], env: dict[str, str]) -> bool:
+    """Whether a ghost runs the command (a `--ghost` anywhere, or $VAULTMEM_GHOST): when in
+    doubt, yes."""
+    return bool(env.get("VAULTMEM_GHOST")) or any(a == "--ghost" or a.startswith("--ghost=") for a in argv)
 
 
 def _terminal_columns() -> str | None:
@@ -386,7 +398,7 @@ def forward(argv: list[str]) -> int | None:
         if columns:
             env["COLUMNS"] = columns
     request = {"op": "cli", "argv": argv, "env": env, "tty": tty, "cwd": cwd, "reply": "frame"}
-    waiting = WaitNotice(path) if _stderr_tty() else None
+    waiting = WaitNotice(path, counted=not _ghost_acts(argv, env)) if _stderr_tty() else None
     try:
         reply, why = exchange(path, request, on_wait=waiting)
     finally:

@@ -61,6 +61,7 @@ from vaultmem.services.app import App
 from vaultmem.services.freshness import KeptByWatcher
 from vaultmem.shown import clean
 from vaultmem.vault.git import index_lock_path
+from vaultmem.vault.nesting import kept_by
 
 __all__ = ["AnotherWatcher", "Settings", "Watcher", "WatcherStopping", "configure_logging"]
 
@@ -217,7 +218,12 @@ class Watcher(Requests, WorkerLoop, WarmUp):
         # not for the ghost or person of whichever shell started it.
         env = {k: v for k, v in self.env.items() if k not in ("VAULTMEM_GHOST", "VAULTMEM_PERSON")}
         app = App.open(
-            self.root, None, env=env, notice=self._notice, progress=self._check_stop, freshness=KeptByWatcher()
+            self.root,
+            None,
+            env=env,
+            notice=self._notice,
+            progress=self._check_stop,
+            freshness=KeptByWatcher(self._embed_deferred),
         )
         self._config_sig = config_signature(self.root)
         return app
@@ -260,7 +266,9 @@ class Watcher(Requests, WorkerLoop, WarmUp):
         inode: a moved vault, or a socket reached through another vault's path (a symlink),
         must never be answered from this one."""
         found = find_root(argv, env, cwd)
-        return found is not None and Path(found) == self.root and folder_identity(found) == self.root_id
+        if found is None or Path(found) != self.root or folder_identity(found) != self.root_id:
+            return False
+        return kept_by(self.root) is None  # made a vault where another keeps it: not one (vault/nesting.py)
 
     def _check_stop(self, label: str, done: int, total: int) -> None:
         self.worker_beat = time.monotonic()

@@ -26,7 +26,7 @@ QUERY_LIMIT = 10
 QUERY_MIN_RELEVANCE = 0.3
 # The names the MCP tools list for `scope`, as memory_search's seed writes them.
 SEED_SCOPES = ("all", "shared_only", "private_only", "projects_only", "diary_only", "inbox_only")
-_DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}\Z")
 NO_TYPE = "\x00none"  # a type no note has: what --type and --memory-type ask for when they share nothing
 
 

@@ -15,12 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
 
-from vaultmem.config import VaultConfig, find_vault, load_config, validate_ghost_name
+from vaultmem.config import VaultConfig, load_config, validate_ghost_name
 from vaultmem.errors import InvalidInput
 from vaultmem.index.indexes import Indexes, Notice, ProgressHook
 from vaultmem.index.statedb import StateDB
 from vaultmem.paths import StatePaths
 from vaultmem.vault.layout import Location, can_read, can_write
+from vaultmem.vault.nesting import opened_vault
 
 if TYPE_CHECKING:
     from vaultmem.index.catalog import CatalogResult
@@ -42,6 +43,16 @@ def _catch_up() -> Freshness:
     from vaultmem.services.freshness import CatchUp
 
     return CatchUp()
+
+
+def uncounted(ghost: str | None, progress: ProgressHook | None) -> ProgressHook | None:
+    """A ghost's progress hook: the stages without their counts. A catch-up counts every
+    changed file of the vault, another ghost's private notes too (bob's 700 new notes showed
+    on alice's terminal as `reading notes 700/700`); a count of 0 draws no number."""
+    if ghost is None or progress is None:
+        return progress
+    hook = progress
+    return lambda stage, done, total: hook(stage, 0, 0)
 
 
 @dataclass
@@ -76,12 +87,19 @@ class App:
     ) -> App:
         """`views`: warm views a long-lived process keeps for the vault between Apps."""
         env = os.environ if env is None else env
-        root = find_vault(vault, env=env)
+        root = opened_vault(vault, env=env)
         config = load_config(root, env)
         for warning in config.warnings:
             notice(f"warning: {warning}")
         ghost = _checked_ghost(config, ghost or env.get("VAULTMEM_GHOST") or None)
-        app = cls(root, ghost, Indexes(root, config, notice, views), notice, progress, freshness or _catch_up())
+        app = cls(
+            root,
+            ghost,
+            Indexes(root, config, notice, views),
+            notice,
+            uncounted(ghost, progress),
+            freshness or _catch_up(),
+        )
         app.person = checked_person(config, ghost, env)
         return app
 
@@ -99,7 +117,7 @@ class App:
         for warning in self.config.warnings:
             notice(f"warning: {warning}")
         ghost = _checked_ghost(self.config, ghost or env.get("VAULTMEM_GHOST") or None)
-        app = App(self.root, ghost, self.indexes, notice, progress, self.freshness)
+        app = App(self.root, ghost, self.indexes, notice, uncounted(ghost, progress), self.freshness)
         app.person = checked_person(self.config, ghost, env)
         return app
 

@@ -28,7 +28,7 @@ PROTECTED_KEYS = {"id", "scope", "owner", "project", "version", "hash", "created
 NOT_REMOVABLE = {"title", "type", "tags"}
 # Only `note validate` records a validation: a hand-set one would be a forgery.
 VALIDATION_KEYS = {"last_validated_at", "last_validated_by"}
-_TAG_RE = re.compile(r"^[^\s#,]+$")
+_TAG_RE = re.compile(r"^[^\s#,]+\Z")
 
 
 # --- validation at the boundary -----------------------------------------------------------

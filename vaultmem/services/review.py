@@ -41,7 +41,7 @@ from vaultmem.vault.secrets import find_secrets, key_lines
 
 GHOST_EMAIL = "@vaultmem"  # the author email of a ghost's commits: `alice <alice@vaultmem>`
 FACT_TYPES = frozenset({"fact"})
-_SINCE = re.compile(r"^(\d+)\s*([hdw])$")
+_SINCE = re.compile(r"^(\d+)\s*([hdw])\Z")
 
 
 @dataclass(frozen=True, slots=True)

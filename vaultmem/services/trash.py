@@ -20,7 +20,7 @@ from vaultmem.vault.layout import classify, is_note_path
 from vaultmem.vault.note import ParsedNote, parse_note
 
 # A delete's folder (vault/store.py trash_file): anything else in .trash/ is Obsidian's own.
-DELETE_BATCH = re.compile(r"^\d{8}T\d{6}\d*Z$")
+DELETE_BATCH = re.compile(r"^\d{8}T\d{6}\d*Z\Z")
 
 
 def _deleted_at(stamp: str) -> str:

@@ -15,7 +15,6 @@ from vaultmem.config import (
     CONFIG_NAME,
     STATE_DIR,
     add_ghost_to_config_text,
-    enclosing_vault,
     load_config,
     validate_ghost_name,
 )
@@ -26,6 +25,7 @@ from vaultmem.paths import StatePaths
 from vaultmem.vault.ids import new_ulid
 from vaultmem.vault.journal import ATTRIBUTES as JOURNAL_ATTRIBUTES
 from vaultmem.vault.layout import SCOPES, inside_vault, is_ignored_dir, walk_notes
+from vaultmem.vault.nesting import enclosing_vault
 
 SCOPE_DIRS = (*SCOPES, "inbox/shared", "reference")
 GHOST_DIRS = ("private", "diary", "inbox")
@@ -174,12 +174,16 @@ def _checked_target(path: Path, ghosts: list[str]) -> tuple[Path, list[str]]:
 
 def _vault_within(root: Path) -> Path | None:
     """A vault somewhere below `root` in the folders the vault's own walk reads (walk_notes:
-    no ignored folder, no symbolic link to a folder), or None."""
+    no ignored folder, no symbolic link to a folder), or None. Python's own folders are code,
+    not notes: a virtual environment holds vaultmem's package template (vault_template/)."""
     if not root.is_dir():
         return None
     for folder, subfolders, files in os.walk(root):
         if CONFIG_NAME in files and Path(folder) != root:
             return Path(folder)
+        if "__init__.py" in files or "pyvenv.cfg" in files:
+            subfolders[:] = []
+            continue
         subfolders[:] = [name for name in subfolders if not is_ignored_dir(name)]
     return None
 

@@ -10,7 +10,7 @@ import threading
 from vaultmem import clock
 
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-ULID_RE = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
+ULID_RE = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}\Z")
 
 _lock = threading.Lock()
 _last: tuple[int, int] = (0, 0)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vaultmem.config import STATE_DIR, VaultConfig
+from vaultmem.paths import CONFIG_NAME
 
 SCOPES = ("shared", "private", "project", "diary", "inbox")
 MAX_NOTE_BYTES = 2 * 1024 * 1024
@@ -67,7 +68,7 @@ def classify(relpath: str) -> Location:
 # The temp file of an atomic write (vault/store.py), beside the note it replaces:
 # `.NAME.md.vaultmem-1a2b3c4d.tmp`. A killed write leaves one behind; the indexer removes
 # those older than a minute (index/engine.py). Never a note.
-WRITE_TEMP_RE = re.compile(r"^\..+\.vaultmem-[0-9a-f]{8}\.tmp$")
+WRITE_TEMP_RE = re.compile(r"^\..+\.vaultmem-[0-9a-f]{8}\.tmp\Z")
 
 
 TEMP_NAME_ROOM = 200  # bytes of the note's name a temp name keeps: file names stop at 255
@@ -122,6 +123,19 @@ class FileEntry:
     symlink: bool = False
 
 
+def kept(where: Location) -> bool:
+    """Whether a place is kept to one ghost or project (or to nobody: unplaced)."""
+    return where.owner is not None or where.project is not None or not where.placed
+
+
+def vault_of_its_own(relpath: str, path: str) -> bool:
+    """A folder holding a vaultmem.toml, where this vault leaves everyone the notes: a vault
+    of its own, not read as this one's (its private notes would read as shared ones here).
+    One in a folder this vault keeps to a ghost or project stays that one's notes (and is
+    not opened as a vault: vault/nesting.py)."""
+    return os.path.isfile(os.path.join(path, CONFIG_NAME)) and not kept(classify(f"{relpath}/a/b/note.md"))
+
+
 def walk_notes(root: Path, strays: list[str] | None = None, unnamed: list[str] | None = None) -> Iterator[FileEntry]:
     """Every candidate note file: a stat walk that never descends into ignored folders and
     never follows a symlinked folder. Symlinked files are yielded with `symlink=True`; the
@@ -144,7 +158,7 @@ def walk_notes(root: Path, strays: list[str] | None = None, unnamed: list[str] |
                     continue
                 try:
                     if entry.is_dir(follow_symlinks=False):
-                        if not is_ignored_dir(name):
+                        if not is_ignored_dir(name) and not vault_of_its_own(prefix + name, entry.path):
                             stack.append((prefix + name + "/", entry.path))
                         continue
                     if not is_note_name(name):

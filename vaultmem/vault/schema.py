@@ -17,10 +17,10 @@ from vaultmem.vault.comments import nested as nested_comments
 from vaultmem.vault.merge import has_conflict_markers
 from vaultmem.vault.note import UNIT_FIELDS, ParsedNote
 
-_ISO_RE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$")
+_ISO_RE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?\Z")
 # A time with a zone (vaultmem wrote `…Z` before issue 26): Obsidian's Date & time property
 # reads neither; `lint --fix` rewrites it in UTC without one. A bare date is a Date property.
-_ZONED_RE = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|z|[+-]\d{2}:?\d{2})$")
+_ZONED_RE = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|z|[+-]\d{2}:?\d{2})\Z")
 DATE_KEYS = ("created", "updated", "expires", "last_validated_at")
 
 

@@ -11,8 +11,8 @@ from datetime import datetime, timedelta
 from vaultmem.errors import InvalidInput
 from vaultmem.vault.dates import parse_iso
 
-_DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_AGO = re.compile(r"^(\d{1,6})\s*(s|sec|secs|m|min|mins|h|hr|hrs|d|day|days|w|wk|wks|week|weeks)(?:\s+ago)?$")
+_DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}\Z")
+_AGO = re.compile(r"^(\d{1,6})\s*(s|sec|secs|m|min|mins|h|hr|hrs|d|day|days|w|wk|wks|week|weeks)(?:\s+ago)?\Z")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 
 
