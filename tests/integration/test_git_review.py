@@ -309,3 +309,20 @@ def test_a_dry_run_of_revert_to_names_the_paths_the_revert_writes(repo: Path) ->
     done = cli.ok("revert", made["id"], "--to", "HEAD~2", ghost="bob")
     assert dry["restored"] == done["restored"] and {r["path"] for r in done["restored"]} == {made["path"]}
     assert "Bob adds." not in (repo / made["path"]).read_text()
+
+
+def test_a_dry_run_of_revert_to_follows_its_own_steps(repo: Path) -> None:
+    """A review of the fix: after two moves the dry run met the second step with the note as
+    it is now, not as its first step would leave it, and reported a conflict (title) that
+    the revert itself does not meet."""
+    cli = Cli(repo)
+    made = create(cli, "Burgundy", "Red is Pinot.", source="s")
+    cli.ok("commit")
+    cli.ok("note", "move", made["id"], "Burgundy wine", ghost="bob")
+    cli.ok("commit")
+    cli.ok("note", "move", made["id"], "Burgundy wines", ghost="bob")
+    cli.ok("commit")
+    dry = cli.ok("revert", made["id"], "--to", "HEAD~2", "--dry-run", ghost="bob")
+    done = cli.ok("revert", made["id"], "--to", "HEAD~2", ghost="bob")
+    assert dry == {**done, "dry_run": True} and not done["conflicts"]
+    assert (repo / made["path"]).is_file()

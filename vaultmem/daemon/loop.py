@@ -192,6 +192,18 @@ class WorkerLoop(WatcherBase):
                 self.status.write()
         return True
 
+    def _embed_deferred(self) -> str | None:
+        """The vectors of what was indexed while the model loaded, made for a search that
+        waited for the model (services/search.py): the reconcile the loading asks for would
+        run only after that search. Not while git writes the files (answered as they are,
+        reconciled after); tried once, the rescan retries a failure."""
+        if self._git_busy():
+            return None
+        self.app.indexes.vectors_deferred = False
+        if self._reconcile("model ready"):
+            return None
+        return "the notes changed while the embedding model loaded could not be embedded: searched without them"
+
     def _failed(self, reason: str, message: str) -> None:
         self._error(f"reconcile ({reason}) failed: {message}")
         self.next_rescan = time.monotonic() + self.settings.retry_s

@@ -6,6 +6,7 @@ The composition root (app.py) gives each App one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Protocol
 
@@ -31,6 +32,11 @@ class Freshness(Protocol):
     def lock(self, app: App, role: str, wait_s: float | None) -> AbstractContextManager[object]: ...
 
     def refresh(self, app: App) -> None: ...
+
+    def embed_deferred(self, app: App) -> str | None:
+        """Embed the notes indexed while the model loaded (Indexes.vectors_deferred), now that
+        it is loaded; a warning when that failed and the search goes on without them."""
+        ...
 
 
 class CatchUp:
@@ -71,18 +77,8 @@ class CatchUp:
         except Exception as exc:  # Whoosh's, Chroma's, SQLite's: see environment_error
             _stale(app, exc)
 
-
-def embed_deferred(app: App) -> None:
-    """The vectors the watcher's reconciles left while its model loaded
-    (Indexes.vectors_deferred), made now that it is loaded: the first search with the model
-    answers from every note's vectors, not only from those made before the watcher started
-    (the reconcile the loading asks for runs only after the search that waited for it)."""
-    from vaultmem.services.indexing import run_index
-
-    try:
-        run_index(app)
-    except Exception as exc:  # Whoosh's, Chroma's, SQLite's: see environment_error
-        _stale(app, exc)
+    def embed_deferred(self, app: App) -> str | None:
+        return None  # a process on its own loads the model when it needs it: nothing waits
 
 
 def _stale(app: App, exc: Exception) -> None:
@@ -96,10 +92,15 @@ def _stale(app: App, exc: Exception) -> None:
 
 class KeptByWatcher:
     """Inside the watcher: it holds the index lock for its whole life and reconciles pending
-    file events before it serves a request, so a use case neither locks nor catches up."""
+    file events before it serves a request, so a use case neither locks nor catches up.
+    `embed`: the watcher's own reconcile for the vectors it left while its model loaded
+    (with its bookkeeping, and never while git writes the files)."""
 
     lexical_only: str | None = None
     unanswered: str | None = None
+
+    def __init__(self, embed: Callable[[], str | None] | None = None) -> None:
+        self._embed = embed
 
     def catch_up(self, app: App) -> CatalogResult:
         from vaultmem.index.catalog import CatalogResult
@@ -112,6 +113,9 @@ class KeptByWatcher:
     def refresh(self, app: App) -> None:
         return None
 
+    def embed_deferred(self, app: App) -> str | None:
+        return self._embed() if self._embed is not None else None
+
 
 class AsTheyAre(KeptByWatcher):
     """A read while the watcher that owns the indexes does not answer (stopped, wedged): no
@@ -119,5 +123,6 @@ class AsTheyAre(KeptByWatcher):
     lexically (its vector store is not this process's to open)."""
 
     def __init__(self, why: str) -> None:
+        super().__init__()
         self.unanswered = why
         self.lexical_only = "the watcher, which holds the vector store, did not answer: searched with BM25 + graph only"

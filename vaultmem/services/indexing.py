@@ -27,7 +27,10 @@ def run_index(app: App, full: bool = False, defer_vectors: bool = False) -> Inde
     with_vectors = enabled and not (defer_vectors and app.indexes.model_loading())
     with app.lock("index"):
         report = app.indexes.indexer(app.progress).run(full=full, with_vectors=with_vectors)
-    app.indexes.vectors_deferred = enabled and not with_vectors
+    if with_vectors:
+        app.indexes.vectors_deferred = False
+    elif enabled and (report.added or report.updated or report.moved):
+        app.indexes.vectors_deferred = True  # the first search with the model embeds them first
     if report.added or report.updated or report.deleted or report.moved or full:
         app.state.secure(deep=True)  # the files Whoosh, Chroma and SQLite just made: owner-only
     return report if app.ghost is None else readers_view(app, report)

@@ -132,8 +132,11 @@ def _undo(
     after_path: str | None,
     after: bytes | None,
     dry_run: bool,
+    left: dict[str, tuple[str, bytes]] | None = None,
 ) -> dict[str, Any]:
-    """Take back one note's change from (before_path, before) to (after_path, after)."""
+    """Take back one note's change from (before_path, before) to (after_path, after).
+    `left` (a dry run of several steps): each note's path and bytes as the steps before
+    would have left them, read in place of the file and kept up to date here."""
     from vaultmem.services.moves import apply_moves
     from vaultmem.services.notes import delete_note
 
@@ -148,6 +151,8 @@ def _undo(
     now_path = now_rec.path if now_rec is not None else after_path
     read = _read(app, now_path) if now_path else None
     current, stamp = read if read is not None else (None, None)
+    if dry_run and left is not None and note_id in left:
+        now_path, current = left[note_id]
     if note_before is None and note_after is not None:  # created: delete, unless changed since
         if current is None:
             return {"id": note_id, "path": after_path, "action": "already gone"}
@@ -160,18 +165,15 @@ def _undo(
         if current is not None:
             return {"id": note_id, "path": now_path, "action": "already there"}
         assert before_path is not None and before is not None
-        if (app.root / before_path).exists():
-            return {"id": note_id, "path": before_path, "reason": "deleted by the commit; its path is taken now"}
-        if not dry_run:
-            store.create_file(app.root, before_path, before)
-            record_written(app, before_path, before, note_before.version)
-        return {"id": note_id, "path": before_path, "action": "restored"}
+        return _put_back(app, note_id, before_path, before, note_before.version, dry_run)
     if note_before is None or note_after is None or current is None or now_path is None:
         return {"id": note_id, "path": now_path or after_path, "reason": "not found now; nothing to undo"}
     merged = _merge(git, note_before, note_after, current, now_path)
     if isinstance(merged, str):
         return {"id": note_id, "path": now_path, "reason": merged}
     action = "unchanged since" if merged is None else "restored"
+    if left is not None:
+        left[note_id] = (now_path, merged or current)
     if merged is not None and not dry_run and stamp is not None:
         version = _version_of(current) + 1
         final = _bump(merged, version)
@@ -182,8 +184,20 @@ def _undo(
             return {"id": note_id, "path": now_path, "reason": f"moved by the commit; {before_path} is taken now"}
         if not dry_run:
             apply_moves(app, {now_path: before_path}, dry_run=False)
+        if left is not None:
+            left[note_id] = (before_path, left[note_id][1])
         return {"id": note_id, "path": before_path, "action": f"moved back from {now_path}"}
     return {"id": note_id, "path": now_path, "action": action}
+
+
+def _put_back(app: App, note_id: str, path: str, data: bytes, version: int, dry_run: bool) -> dict[str, Any]:
+    """A note the commit deleted, written again where it was (unless that path is taken)."""
+    if (app.root / path).exists():
+        return {"id": note_id, "path": path, "reason": "deleted by the commit; its path is taken now"}
+    if not dry_run:
+        store.create_file(app.root, path, data)
+        record_written(app, path, data, version)
+    return {"id": note_id, "path": path, "action": "restored"}
 
 
 def _parsed(path: str | None, data: bytes | None) -> ParsedNote | None:
@@ -264,14 +278,10 @@ def _note_to(app: App, git: Git, ref: str, rev: str, dry_run: bool) -> RevertRes
         return RevertResult(dry_run, [], [{"id": rec.id, "path": rec.path, "reason": reason}])
     restored: list[dict[str, Any]] = []
     conflicts: list[dict[str, Any]] = []
-    moved_to: dict[str, str] = {}  # a dry run moves nothing: where its earlier step put the note
+    left: dict[str, tuple[str, bytes]] = {}  # a dry run writes nothing: what each step would leave
     for step in later:
         for change in _plan(app, git, step.sha, only=rec.id or ""):
-            outcome = _undo(app, git, *change, dry_run)
-            if dry_run and outcome.get("id") in moved_to:
-                outcome["path"] = moved_to[outcome["id"]]
-            if str(outcome.get("action", "")).startswith("moved back"):
-                moved_to[outcome["id"]] = outcome["path"]
+            outcome = _undo(app, git, *change, dry_run, left if dry_run else None)
             (conflicts if "reason" in outcome else restored).append(outcome)
         if conflicts:
             break

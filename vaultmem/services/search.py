@@ -17,7 +17,6 @@ from vaultmem.search.filters import DEFAULT_MODE, MODES, parse_date_bound, scope
 from vaultmem.search.fusion import RECOMMENDED_MIN_SCORE
 from vaultmem.search.hybrid import Dense, Retrievers, SearchOptions, run_search
 from vaultmem.services.app import App
-from vaultmem.services.freshness import embed_deferred
 from vaultmem.services.lookup import location_of
 from vaultmem.units import as_unit
 from vaultmem.vault.frontmatter import split_document
@@ -180,7 +179,11 @@ def retrievers(app: App, mode: str, warnings: list[str]) -> tuple[Retrievers, st
             )
             mode = "bm25"
     if mode in ("hybrid", "vector") and app.indexes.vectors_deferred and app.indexes.model_loaded():
-        embed_deferred(app)  # notes changed while the model loaded: their vectors first
+        # Notes changed while the model loaded: their vectors first, or the first answer
+        # after a watcher starts misses the notes made while none ran.
+        missed = app.freshness.embed_deferred(app)
+        if missed:
+            warnings.append(missed)
     if mode in ("hybrid", "vector"):
         choice = app.indexes.embedding_choice()
         fp = app.db.get_meta("vector_fingerprint")

@@ -9,6 +9,8 @@ driver, vault/merge.py), push. Safe in an agent's loop or cron:
 - a merge, rebase or cherry-pick in progress stops it (a person's to finish);
 - a note both sides changed on the same lines stops it after the merge, mid-merge, with the
   notes named (markers in their bodies only; `lint` names them too) — nothing is pushed;
+  run as a ghost, a merge stopped on notes that ghost may not read is undone instead (it
+  could not settle them, and would leave another ghost's note with markers in it);
 - a push the remote refuses because it moved meanwhile is retried after merging again.
 
 Run with a ghost it commits that ghost's own changes only and names only notes it may
@@ -208,10 +210,16 @@ def _merge_failed(git: Git, upstream: str, app: App, exc: GitError) -> NoReturn:
             # A ghost cannot settle a note it may not read, and a merge left stopped would
             # leave another ghost's private note with both sides' text in it and block this
             # ghost's commits: undone, for the note's owner or a person to sync.
-            git.run("merge", "--abort")
+            what = "the merge stopped on notes changed on both sides that this ghost may not read"
+            try:
+                git.run("merge", "--abort")
+            except GitError:
+                raise Conflict(
+                    f"{what}, and undoing it failed: a person runs `git merge --abort`, then `vaultmem sync`",
+                    paths=shown[:50],
+                ) from None
             raise Conflict(
-                "the merge stopped on notes changed on both sides that this ghost may not read; it was "
-                "undone and nothing was merged or pushed: a person (or the notes' owner) runs `vaultmem sync`",
+                f"{what}; it was undone and nothing was pushed: a person (or the notes' owner) runs `vaultmem sync`",
                 paths=shown[:50],
             ) from None
         marked = any({"2", "3"} <= stages[p] for p in shown)  # both sides' text: markers in it

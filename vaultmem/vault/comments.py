@@ -6,7 +6,7 @@
       - '2026-11-24T10:30:00 alice/gpt-x: Checked: the 2025 vintage agrees.'
 
 `<time> <by>[/<model>]: <text>`: the time in the form notes hold times (Obsidian's Date &
-time form, UTC), who wrote it (a ghost, a person of the vault, or `human`) with the model
+time form, UTC), who wrote it (a ghost, a person of the vault, or `person`) with the model
 after a slash as `last_validated_by` has it, then the text as given. The text may hold
 anything — `: `, quotes, `#`, brackets, newlines — because the item is a YAML string that
 the front matter writer quotes and escapes (a newline as `\\n`, so one comment stays one
