@@ -15,6 +15,7 @@ from vaultmem.models import HistoryResult, Links, NoteDocument, Version
 from vaultmem.services.app import App
 from vaultmem.services.lookup import find_note
 from vaultmem.services.review import GHOST_EMAIL, Range, journal_between, writers
+from vaultmem.services.seen import seen_or_before
 from vaultmem.vault.changes import Side, describe
 from vaultmem.vault.comments import read as comments_of
 from vaultmem.vault.git import WORKTREE, Git
@@ -135,7 +136,10 @@ def note_at(app: App, ref: str, rev: str) -> NoteDocument:
     app.catch_up()
     rec = find_note(app.db, ref, app.can_read)
     git = Git.of(app.root)
-    at = git.resolve(rev)
+    at = seen_or_before(app, git, rev)
+    missing = NotFound(f"{rec.path} did not exist at {rev}")
+    if at is None:  # before the caller's history began: none of the notes it reads existed
+        raise missing
     for step in visible_steps(app, git, rec.path):
         if not git.is_ancestor(step.sha, at):
             continue
@@ -152,4 +156,4 @@ def note_at(app: App, ref: str, rev: str) -> NoteDocument:
             comments=[c.to_dict() for c in comments_of(fm.get("comments"))],
             part={"at": at},
         )
-    raise NotFound(f"{rec.path} did not exist at {rev}")
+    raise missing

@@ -26,6 +26,7 @@ from vaultmem.services.app import App, batched_writes
 from vaultmem.services.lookup import find_note, location_of
 from vaultmem.services.review import GHOST_EMAIL, Range, digest, is_note_path
 from vaultmem.services.revisions import record_written
+from vaultmem.services.seen import seen_commit, seen_or_before
 from vaultmem.vault import store
 from vaultmem.vault.changes import CHURN
 from vaultmem.vault.git import Git
@@ -46,17 +47,18 @@ def revert(
     if to is not None:
         if target is None:
             raise InvalidInput("--to needs the note to bring back: revert NOTE --to REV")
-        return _note_to(app, git, target, git.resolve(to), dry_run)
+        return _note_to(app, git, target, seen_commit(app, git, to), dry_run)
     none = NotFound(f"no commit {target!r} of notes you may change; nothing reverted")
     if by is not None:
-        spec = f"{git.resolve(since)}..HEAD" if since else "HEAD"
+        start = seen_or_before(app, git, since) if since else None
+        spec = f"{start}..HEAD" if start else "HEAD"
         commits = [c.sha for c in git.log([f"--author={by}{GHOST_EMAIL}", spec])]
         # one message whether there are none or only some of notes hidden from the caller
         none = NotFound(f"no commit of {by} {'since ' + since if since else 'in this history'} of notes you may change")
         if not commits:
             raise none
     elif target is not None:
-        commits = [git.resolve(target)]
+        commits = [seen_commit(app, git, target)]
     else:
         raise InvalidInput("name what to undo: a COMMIT, a NOTE with --to REV, or --by GHOST [--since REV]")
     # Every commit is planned before anything is written. Of a commit, the caller undoes the

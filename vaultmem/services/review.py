@@ -31,6 +31,7 @@ from vaultmem.errors import InvalidInput
 from vaultmem.models import Change, Flag, ReviewResult
 from vaultmem.services.app import App
 from vaultmem.services.revisions import BOOKKEEPING as WRITE_STAMPS
+from vaultmem.services.seen import readable, seen_commit, seen_or_before
 from vaultmem.services.twins import Twins
 from vaultmem.vault.attachments import Attachments
 from vaultmem.vault.changes import NoteChange, Side, describe, scope_moved
@@ -51,7 +52,7 @@ class Range:
     label: str
 
 
-def resolve_range(git: Git, rev: str | None, since: str | None, staged: bool = False) -> Range:
+def resolve_range(app: App, git: Git, rev: str | None, since: str | None, staged: bool = False) -> Range:
     """`rev`: "A..B", or one commit (its own change); `since`: "7d", "12h", "2w" or a date,
     up to the working tree; `staged`: HEAD to what is staged (a pre-commit hook's view);
     none: HEAD to the working tree."""
@@ -65,9 +66,9 @@ def resolve_range(git: Git, rev: str | None, since: str | None, staged: bool = F
         return Range(base or None, WORKTREE, f"since {since}..working tree")
     if rev and ".." in rev:
         a, _, b = rev.partition("..")
-        return Range(git.resolve(a or "HEAD"), git.resolve(b or "HEAD"), rev)
+        return Range(seen_or_before(app, git, a or "HEAD"), seen_commit(app, git, b or "HEAD"), rev)
     if rev:
-        head = git.resolve(rev)
+        head = seen_commit(app, git, rev)
         parents = git.run("rev-list", "--parents", "-n", "1", head).split()
         return Range(parents[1] if len(parents) > 1 else None, head, rev)
     return Range(git.resolve("HEAD") if git.has_head() else None, WORKTREE, "HEAD..working tree")
@@ -100,7 +101,7 @@ def review(
 ) -> ReviewResult:
     """The digest of the changes in a range (module docstring); `ghost`: only that writer's."""
     git = Git.of(app.root)
-    rng = resolve_range(git, rev, since, staged)
+    rng = resolve_range(app, git, rev, since, staged)
     return digest(app, git, rng, ghost)
 
 
@@ -169,14 +170,6 @@ def _visible(app: App, old: Side, new: Side) -> tuple[Side, Side]:
         return side if side.path is None or readable(app, side.path) else Side(None, None)
 
     return seen(old), seen(new)
-
-
-def readable(app: App, path: str) -> bool:
-    """Whether the caller may read the note at a vault path; a note in the trash by the
-    place it was deleted from."""
-    if path.startswith(".trash/") and path.count("/") >= 2:
-        path = path.split("/", 2)[2]
-    return app.can_read(classify(path))
 
 
 def journal_between(git: Git, rng: Range) -> Journal:

@@ -34,7 +34,7 @@ from vaultmem.services.app import App
 from vaultmem.services.commits import commit_pending, pending_changes, refuse_mid_merge
 from vaultmem.services.crossings import Crossing, Kept, keep_crossed_edits, settle_double_deletes, unmerged
 from vaultmem.services.gitsetup import NOTES_ATTRIBUTE, driver_command
-from vaultmem.services.review import readable
+from vaultmem.services.seen import may_be_told, told
 from vaultmem.vault.git import Git, GitError
 from vaultmem.vault.layout import folded, is_note_path
 from vaultmem.vault.writers import held
@@ -58,7 +58,7 @@ def sync(
     _ensure_driver(git)
     # a ghost's sync commits its own changes only, and stops at a person's it may see too
     pending = pending_changes(app, git, every_writer=True)
-    hand = [p for p in pending.groups.get("hand", []) if _shown(app, p)]
+    hand = [p for p in pending.groups.get("hand", []) if may_be_told(app, p)]
     if "hand" in pending.groups and (not include_hand_edits or app.ghost is not None):
         pending.groups.pop("hand")  # never a ghost's to commit
         if hand and not include_hand_edits:
@@ -93,7 +93,9 @@ def sync(
         "notes": len(notes),
     }
     indexed = "unchanged" if not notes else indexed_by_watcher(notes) if indexed_by_watcher else "no_watcher"
-    shown = [{"path": c.path, "trashed_to": c.trashed_to, "restored": c.kept} for c in crossed if _shown(app, c.path)]
+    shown = [
+        {"path": c.path, "trashed_to": c.trashed_to, "restored": c.kept} for c in crossed if may_be_told(app, c.path)
+    ]
     return SyncResult(upstream, committed.commits, committed.held, pulled, push, indexed, shown)
 
 
@@ -205,7 +207,7 @@ def _merge_base(git: Git, ours: str | None, upstream: str) -> str | None:
 def _merge_failed(git: Git, upstream: str, app: App, exc: GitError) -> NoReturn:
     stages = unmerged(git)
     if stages:
-        shown = sorted(p for p in stages if p is not None and _shown(app, p))
+        shown = sorted(p for p in stages if p is not None and may_be_told(app, p))
         if app.ghost is not None and len(shown) < len(stages):
             # A ghost cannot settle a note it may not read, and a merge left stopped would
             # leave another ghost's private note with both sides' text in it and block this
@@ -330,11 +332,6 @@ def _said(exc: GitError, app: App) -> str:
     return str(exc) if app.ghost is None else "git refused (a person can see why with `git status`)"
 
 
-def _shown(app: App, path: str) -> bool:
-    """Whether the caller may be told of the note at a vault path (review's rule)."""
-    return app.ghost is None or readable(app, path)
-
-
 def _pulled_commits(app: App, git: Git, before: str | None, after: str | None, own: set[str]) -> int:
     """How many commits the pull brought (not `own`, sync's own after merging); to a ghost,
     those that changed a note it may be told of: one that touched only another ghost's
@@ -346,13 +343,7 @@ def _pulled_commits(app: App, git: Git, before: str | None, after: str | None, o
     out = git.run("log", "--format=%x00%H", "--name-only", "--no-renames", f"{before}..{after}", "--", ".")
     blocks = [block.splitlines() for block in out.split("\0")[1:]]
     commits = [lines[1:] for lines in blocks if lines and lines[0] not in own]
-    return sum(1 for files in commits if any(_told(app, git, f) for f in files if f))
-
-
-def _told(app: App, git: Git, repo_path: str) -> bool:
-    """A note the caller may be told of (the journal, beside every write, is nobody's news)."""
-    path = git.vault_path(repo_path)
-    return path is not None and is_note_path(path) and _shown(app, path)
+    return sum(1 for files in commits if any(told(app, git, f) for f in files if f))
 
 
 def _changed_notes(app: App, git: Git, before: str | None, after: str | None) -> list[str]:
@@ -360,4 +351,4 @@ def _changed_notes(app: App, git: Git, before: str | None, after: str | None) ->
         return []
     out = git.run("diff", "--name-only", "--no-renames", before, after, "--", ".").splitlines()
     paths = [git.vault_path(p) for p in out]
-    return [p for p in paths if p is not None and is_note_path(p) and _shown(app, p)]
+    return [p for p in paths if p is not None and is_note_path(p) and may_be_told(app, p)]
