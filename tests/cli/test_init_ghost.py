@@ -55,7 +55,7 @@ def test_gitignore_really_ignores_state(tmp_path: Path) -> None:
     git(root, "init", "-q")
     (root / ".vaultmem" / "state.db").write_text("x")
     assert git(root, "check-ignore", ".vaultmem/state.db").strip() == ".vaultmem/state.db"
-    assert ".vaultmem" not in git(root, "status", "--porcelain", "--untracked-files=all")
+    assert ".vaultmem/" not in git(root, "status", "--porcelain", "--untracked-files=all")
 
 
 def test_init_vault_lints_clean_and_is_usable(tmp_path: Path) -> None:

@@ -233,8 +233,10 @@ def test_revert_restores_an_agents_commit_and_leaves_a_persons_edit(repo: Path) 
     path.write_text(by_hand)  # a person edits the same lines later
     cli.ok("commit")
 
-    dry = cli.ok("revert", sha, "--dry-run", ghost="alice")
-    assert dry["dry_run"] and dry["review"]["changes"]
+    trial = cli("revert", sha, "--dry-run", ghost="alice")  # exits as the revert would
+    dry = trial.data
+    assert trial.exit_code == 4 and dry["dry_run"] and dry["review"]["changes"]
+    assert [c["path"] for c in dry["conflicts"]] == [touched["path"]]
     assert (repo / keep["path"]).read_text().count("Agent words.") == 1  # nothing changed yet
     res = cli("revert", sha, ghost="alice")
     assert res.exit_code == 4
@@ -326,3 +328,21 @@ def test_a_dry_run_of_revert_to_follows_its_own_steps(repo: Path) -> None:
     done = cli.ok("revert", made["id"], "--to", "HEAD~2", ghost="bob")
     assert dry == {**done, "dry_run": True} and not done["conflicts"]
     assert (repo / made["path"]).is_file()
+
+
+def test_a_first_commit_credits_inits_example_notes_to_the_person(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """init's example notes are the person's writes, journaled: a first `vaultmem commit`
+    credited them to `hand`, as edits made outside vaultmem."""
+    for key, value in PERSON.items():
+        monkeypatch.setenv(key, value)
+    root = tmp_path / "v"
+    made = Cli(tmp_path).ok("init", str(root), "--ghost", "alice", vault=False)
+    notes = [p for p in made["added"] if p.endswith(".md") and p != "README.md"]
+    assert notes
+    git(root, "init", "-q")
+    commits = Cli(root).ok("commit")["commits"]
+    assert [c["by"] for c in commits] == ["person"]
+    assert set(notes) <= set(commits[0]["paths"])
+    assert not Cli(root).ok("commit")["commits"]  # nothing left over for `hand`

@@ -150,7 +150,7 @@ def register(app: typer.Typer) -> None:
         app_ = open_app(ctx, vault, ghost, model=model, reason=reason)
         result = do_revert(app_, target, to, by, since, dry_run)
         emit(result, json_mode(ctx, json_), _render_revert)
-        return 4 if result.conflicts and not dry_run else 0
+        return 4 if result.conflicts else 0  # a dry run exits as the revert would
 
 
 def render_held(con: Any, held: list[dict[str, Any]]) -> None:

@@ -6,6 +6,7 @@ import os
 import secrets
 import shlex
 import sys
+import time
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -22,9 +23,10 @@ from vaultmem.errors import Conflict, InvalidInput
 from vaultmem.index.lock import IndexLock
 from vaultmem.models import GhostsResult, InitResult
 from vaultmem.paths import StatePaths
+from vaultmem.vault import journal
 from vaultmem.vault.ids import new_ulid
 from vaultmem.vault.journal import ATTRIBUTES as JOURNAL_ATTRIBUTES
-from vaultmem.vault.layout import SCOPES, inside_vault, is_ignored_dir, walk_notes
+from vaultmem.vault.layout import SCOPES, inside_vault, is_ignored_dir, is_note_path, walk_notes
 from vaultmem.vault.nesting import enclosing_vault
 
 SCOPE_DIRS = (*SCOPES, "inbox/shared", "reference")
@@ -234,6 +236,15 @@ def init_vault(path: Path, ghosts: list[str], examples: bool | None = None) -> I
     if attributes.is_file() and not attributes.is_symlink() and append_attribute(attributes, JOURNAL_ATTRIBUTES):
         appended.append(".gitattributes")
     _write_vault(root, names, examples, hook_is_ours="hooks/pre-commit" not in before)
+    if examples:
+        # The example notes are the writes of the person who ran init: journaled as theirs,
+        # so that a first `vaultmem commit` does not take them for edits made by hand.
+        made = [rel for rel, folder in planned.items() if not folder and rel not in before and is_note_path(rel)]
+        at = journal.stamp(time.time())
+        journal.record(root, made, at, None, None, "example notes of vaultmem init")
+        written = journal.journal_file(root, None, at).relative_to(root)
+        planned.update({p.as_posix(): True for p in written.parents if p.name})
+        planned[written.as_posix()] = False
 
     def label(rel: str) -> str:
         return f"{rel}/" if planned[rel] else rel
