@@ -80,11 +80,31 @@ def test_a_ghosts_append_over_a_persons_edit_leaves_the_edit_theirs(repo: Path) 
     theirs = cli.ok("commit")
     assert [c["by"] for c in theirs["commits"] if made["path"] in c["paths"]] == ["hand"]
     assert git(repo, "log", "-1", "--format=%an", "--", made["path"]).strip() == PERSON["GIT_AUTHOR_NAME"]
+    # alice's line is in it: she is named beside the person, not left out of the record
+    assert "Co-authored-by: alice <alice@vaultmem>" in git(repo, "log", "-1", "--format=%B", "--", made["path"])
 
     # bob, who read nothing, cannot replace the person's words that alice's line sits under
     refused = cli("note", "update", "Plan", "--body", "bob rewrites the plan", ghost="bob")
     assert refused.exit_code == 4, refused.stdout
     assert "PERSON: do not ship on Friday." in path.read_text()
+
+
+def test_a_persons_edit_after_a_ghosts_append_names_the_ghost_as_co_author(repo: Path) -> None:  # noqa: F811
+    """The other order: alice appends, then a person edits before anyone commits. The note
+    is the person's commit (their words are in it); alice's append was credited to nobody."""
+    cli = Cli(repo)
+    made = cli.ok(
+        "note", "create", "--title", "Plan", "--type", "note", "--scope", "shared", "--body", "Original plan.",
+        ghost="alice",
+    )  # fmt: skip
+    cli.ok("commit")
+    cli.ok("note", "update", "Plan", "--append", "Alice adds the budget.", "--model", "gpt-x", ghost="alice")
+    path = repo / made["path"]
+    path.write_text(path.read_text().replace("Original plan.", "Original plan, as the person puts it."))
+    (commit,) = [c for c in cli.ok("commit")["commits"] if made["path"] in c["paths"]]
+    assert commit["by"] == "hand"
+    assert "Co-authored-by: alice <alice@vaultmem>" in commit["message"]
+    assert "bob" not in commit["message"]
 
 
 def test_a_write_over_nothing_a_person_wrote_is_the_ghosts(repo: Path) -> None:  # noqa: F811

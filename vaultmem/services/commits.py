@@ -48,6 +48,9 @@ class Pending:
     kinds: dict[str, Counter[str]] = field(default_factory=dict)
     models: dict[str, Counter[str]] = field(default_factory=dict)
     reasons: dict[str, list[str]] = field(default_factory=dict)
+    # writer -> the other ghosts whose words its commit carries (a ghost's write, then a
+    # person's edit on top, is the person's commit): named as co-authors, not left out
+    helpers: dict[str, set[str]] = field(default_factory=dict)
     held: list[dict[str, object]] = field(default_factory=list)
 
 
@@ -78,6 +81,8 @@ def pending_changes(app: App, git: Git, every_writer: bool = False) -> Pending:
                 who, _, model = label.partition("/")
                 if who == writer and model:
                     out.models.setdefault(writer, Counter())[model] += 1
+                elif who != writer and who not in PEOPLE and who not in app.config.people:
+                    out.helpers.setdefault(writer, set()).add(who)
         else:
             writer = _journaled(git, entries, f.path)
         if writer in app.config.people:
@@ -102,7 +107,12 @@ def commit_pending(app: App, message: str | None = None, pending: Pending | None
     for writer in sorted(plan.groups, key=lambda w: (w in PEOPLE, w)):
         paths = list(dict.fromkeys(plan.groups[writer]))
         text = _message(
-            writer, message, plan.kinds.get(writer, Counter()), plan.models.get(writer), plan.reasons.get(writer)
+            writer,
+            message,
+            plan.kinds.get(writer, Counter()),
+            plan.models.get(writer),
+            plan.reasons.get(writer),
+            plan.helpers.get(writer),
         )
         author = None if writer in PEOPLE else f"{writer} <{writer}{GHOST_EMAIL}>"
         sha = commit_paths(git, paths, text, author)
@@ -239,7 +249,12 @@ def _one_line(text: str) -> str:
 
 
 def _message(
-    writer: str, message: str | None, kinds: Counter[str], models: Counter[str] | None, reasons: list[str] | None
+    writer: str,
+    message: str | None,
+    kinds: Counter[str],
+    models: Counter[str] | None,
+    reasons: list[str] | None,
+    helpers: set[str] | None = None,
 ) -> str:
     tally = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items())) or "journal"
     summary = f"memory({writer}): {tally}"
@@ -253,6 +268,8 @@ def _message(
         trailers.append(f"Vaultmem-Model: {model}")
     for reason in (reasons or [])[:3]:
         trailers.append(f"Vaultmem-Reason: {_one_line(reason)}")
+    for ghost in sorted(helpers or ()):
+        trailers.append(f"Co-authored-by: {ghost} <{ghost}{GHOST_EMAIL}>")
     if trailers:
         lines += ["", *trailers]
     return "\n".join(lines)
