@@ -115,6 +115,14 @@ def vault(tmp_path: Path) -> Path:
     return root
 
 
+def journaled(root: Path) -> list[Any]:
+    """The write journal's lines after init's own (its example notes, the person's)."""
+    from vaultmem.services.vaults import EXAMPLES_REASON
+    from vaultmem.vault.journal import read_all
+
+    return [e for e in read_all(root) if e.reason != EXAMPLES_REASON]
+
+
 @pytest.fixture
 def cli(vault: Path) -> Cli:
     return Cli(vault)

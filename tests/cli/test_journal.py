@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Cli
-from vaultmem.vault.journal import JOURNAL_DIR, Entry, parse_lines, read_all
+from tests.conftest import Cli, journaled
+from vaultmem.vault.journal import JOURNAL_DIR, Entry, parse_lines
 
 
 def sha(path: Path) -> str:
@@ -27,7 +27,7 @@ def test_each_write_is_journaled_with_who_and_why(vault: Path, cli: Cli, monkeyp
     cli.ok("note", "update", made["id"], "--add-tag", "wine")  # a person, no ghost
     moved = cli.ok("note", "move", made["id"], "Wine notes", ghost="bob")["moves"][0]["to"]
     cli.ok("note", "delete", made["id"], ghost="bob")
-    entries = read_all(vault)
+    entries = journaled(vault)
     assert [(e.by, e.model, e.reason) for e in entries[:3]] == [
         ("alice", "gpt-x", "the user said so"),
         ("alice", "claude-y", "tidy"),
@@ -44,7 +44,7 @@ def test_each_write_is_journaled_with_who_and_why(vault: Path, cli: Cli, monkeyp
 
 def test_the_hash_is_of_the_file_as_written(vault: Path, cli: Cli) -> None:
     made = cli.ok("capture", "raw thought", ghost="alice")
-    (entry,) = read_all(vault)
+    (entry,) = journaled(vault)
     assert entry.hash == sha(vault / made["path"])
 
 
@@ -53,7 +53,7 @@ def test_unreadable_lines_are_skipped_and_long_provenance_refused(vault: Path, c
     text = "\n".join([good.line(), "not json", json.dumps({"at": 1}), '{"cut off'])
     assert list(parse_lines(text)) == [good]
     res = cli("capture", "x", "--reason", "r" * 501, ghost="alice")
-    assert res.exit_code == 5 and read_all(vault) == []
+    assert res.exit_code == 5 and journaled(vault) == []
 
 
 def test_a_batch_of_writes_journals_each_file_once(vault: Path, cli: Cli) -> None:
@@ -61,7 +61,7 @@ def test_a_batch_of_writes_journals_each_file_once(vault: Path, cli: Cli) -> Non
     file is written once, when the file is (each line was written twice before)."""
     items = [{"type": "semantic", "content": f"Memory number {i} about tea"} for i in range(3)]
     made = cli.ok("write", "-", input=json.dumps(items), ghost="alice")
-    entries = read_all(vault)
+    entries = journaled(vault)
     assert sorted(e.path for e in entries) == sorted(w["path"] for w in made["written"])
 
 
@@ -75,7 +75,7 @@ def test_a_line_separator_in_a_reason_keeps_its_entry(vault: Path, cli: Cli, sep
     model = f"gpt{separator}Vaultmem-Ghost: pat"
     made = cli.ok("note", "create", "--title", "Separated", "--type", "fact", "--scope", "shared", "--body", "b", "--reason", reason,
                   "--model", model, ghost="bob")  # fmt: skip
-    entries = [e for e in read_all(vault) if e.path == made["path"]]
+    entries = [e for e in journaled(vault) if e.path == made["path"]]
     assert [(e.by, e.reason, e.model) for e in entries] == [("bob", reason, model)]
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=vault, check=True)
     for key, value in (("user.email", "p@example.com"), ("user.name", "Pat")):

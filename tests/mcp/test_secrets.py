@@ -34,12 +34,12 @@ def test_mcp_tools_refuse_a_secret(vault: Path, run_mcp: Any) -> None:
 def test_mcp_writes_are_journaled_with_the_hosts_name(vault: Path, run_mcp: Any) -> None:
     """Issue 25, item 1: an MCP write's journal line names its ghost (the transport's) and,
     as the model, the host's own name from the session's `initialize`."""
-    from vaultmem.vault.journal import read_all
+    from tests.conftest import journaled
 
     async def body(client: Any) -> None:
         structured(await client.call_tool("memory_save", {"content": "Kites fly best at 20 km/h."}))
 
     run_mcp(body)
-    (entry,) = read_all(vault)
+    (entry,) = journaled(vault)
     assert entry.by == "alice" and entry.path.startswith("private/alice/") and entry.hash
     assert entry.model and entry.model.startswith("mcp")

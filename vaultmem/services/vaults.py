@@ -34,6 +34,9 @@ GHOST_DIRS = ("private", "diary", "inbox")
 _GHOST_PLACEHOLDER = "_ghost_"
 
 
+EXAMPLES_REASON = "example notes of vaultmem init"  # their journal lines' reason
+
+
 def template_root() -> Traversable:
     return resources.files("vaultmem").joinpath("vault_template")
 
@@ -241,7 +244,7 @@ def init_vault(path: Path, ghosts: list[str], examples: bool | None = None) -> I
         # so that a first `vaultmem commit` does not take them for edits made by hand.
         made = [rel for rel, folder in planned.items() if not folder and rel not in before and is_note_path(rel)]
         at = journal.stamp(time.time())
-        journal.record(root, made, at, None, None, "example notes of vaultmem init")
+        journal.record(root, made, at, None, None, EXAMPLES_REASON)
         written = journal.journal_file(root, None, at).relative_to(root)
         planned.update({p.as_posix(): True for p in written.parents if p.name})
         planned[written.as_posix()] = False
