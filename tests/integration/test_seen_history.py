@@ -7,8 +7,10 @@ between her commits: every revision she can write must answer her the same in bo
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -51,15 +53,28 @@ def vaults(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 
 def answer(root: Path, *args: str) -> tuple[int, Any]:
-    """What alice is told, commit ids and note ids aside (they differ between the vaults)."""
+    """What alice is told, her commit ids as their place in her history (A0 the newest) and
+    any other id as HIDDEN: the two vaults' ids differ, the places must not."""
     res = Cli(root)(*args, ghost="alice")
+    mine = git(root, "log", "--format=%H", "--", PLAN).split()
+
+    def named(text: str) -> str:
+        def label(m: re.Match[str]) -> str:
+            return next((f"A{i}" for i, sha in enumerate(mine) if sha.startswith(m.group(0))), "HIDDEN")
+
+        return SHA.sub(label, text)
+
     data = json.loads(res.stdout) if res.stdout.strip() else None
     if isinstance(data, dict) and "error" in data:
-        return res.exit_code, SHA.sub("SHA", data["error"]["message"])
+        return res.exit_code, named(data["error"]["message"])
     if args[0] == "get":
-        return res.exit_code, data["body"]
+        return res.exit_code, (data["body"], named(data["part"]["at"]))
     if args[0] == "review":
         return res.exit_code, sorted((c["title"], c["kind"]) for c in data["changes"])
+    if args[0] == "revert":
+        review = data.get("review") or {}
+        changes = sorted((c["title"], c["kind"]) for c in review.get("changes", []))
+        return res.exit_code, (named(json.dumps(review.get("range"))), changes, len(data["restored"]))
     return res.exit_code, data
 
 
@@ -68,7 +83,7 @@ BASE = st.sampled_from(["HEAD", "@", "HEAD@{0}", "HEAD@{1}", "HEAD@{3}", "@{-1}"
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(base=BASE, steps=st.lists(STEP, max_size=3), command=st.sampled_from(["get", "review", "range"]))
+@given(base=BASE, steps=st.lists(STEP, max_size=3), command=st.sampled_from(["get", "review", "range", "revert"]))
 def test_no_revision_tells_a_ghost_how_many_commits_it_may_not_see(
     vaults: tuple[Path, Path], base: str, steps: list[str], command: str
 ) -> None:
@@ -77,6 +92,7 @@ def test_no_revision_tells_a_ghost_how_many_commits_it_may_not_see(
         "get": ("get", PLAN, "--at", rev),
         "review": ("review", rev),
         "range": ("review", f"{rev}..HEAD"),
+        "revert": ("revert", rev, "--dry-run"),
     }[command]
     quiet, busy = (answer(root, *args) for root in vaults)
     assert quiet == busy, (args, quiet, busy)
@@ -113,3 +129,116 @@ def test_the_commit_a_ghost_is_shown_is_one_of_its_own(vaults: tuple[Path, Path]
     mine = git(busy, "log", "--format=%H", "-1", "--", PLAN).strip()
     assert head != mine  # bob committed last
     assert Cli(busy).ok("get", PLAN, "--at", "HEAD", ghost="alice")["part"]["at"] == mine
+
+
+@pytest.mark.parametrize(
+    "form",
+    ["{}", "{}~1", "{}^", "{}~0", "{}^0", "x-g{}", "v1-3-g{}", "{}@{{0}}", "{}..HEAD", "HEAD..{}"],
+)
+def test_a_hidden_commit_id_in_any_form_answers_as_a_made_up_one(vaults: tuple[Path, Path], form: str) -> None:
+    """git reads `name-g<id>` (git describe's names) as the id, a step after it resolved the
+    id first: each told a hidden commit from none by a different message or an answer."""
+    _, busy = vaults
+    bobs = git(busy, "log", "--format=%H", "-1", "--", "private/bob").strip()
+    made_up = "0123456789abcdef0123456789abcdef01234567"
+    for command in (("get", PLAN, "--at"), ("review",), ("revert", "--dry-run")):
+        said = []
+        for sha in (bobs[:7], bobs[:7].upper(), made_up[:7]):
+            rev = form.format(sha)
+            args = (*command[:-1], rev, command[-1]) if command[0] == "revert" else (*command, rev)
+            res = Cli(busy)(*args, ghost="alice")
+            said.append((res.exit_code, res.stdout.replace(rev, "REV").replace(sha, "ID")))
+        assert said[0] == said[1] == said[2], (command, form, said)
+        assert said[0][0] == 5
+
+
+def test_a_commit_id_is_matched_against_the_ghosts_own_commits_only(vaults: tuple[Path, Path]) -> None:
+    """git matches a short id against every object: one of bob's commits sharing alice's
+    prefix made her prefix ambiguous, and so told her it was there."""
+    _, busy = vaults
+    mine = git(busy, "log", "--format=%H", "-1", "--", PLAN).strip()
+    tree = git(busy, "rev-parse", "HEAD^{tree}").strip()
+    for n in range(2_000_000):  # a commit object whose id starts as alice's does
+        body = f"tree {tree}\nauthor bob <bob@vaultmem> 1700000000 +0000\ncommitter bob <bob@vaultmem> 1700000000 +0000\n\nprivate {n}\n"
+        if hashlib.sha1(f"commit {len(body)}\0{body}".encode()).hexdigest().startswith(mine[:4]):
+            break
+    made = subprocess.run(
+        ["git", "hash-object", "-t", "commit", "-w", "--stdin"], cwd=busy, input=body, capture_output=True, text=True
+    )
+    assert made.stdout.startswith(mine[:4]) and made.stdout.strip() != mine
+    try:
+        assert Cli(busy).ok("get", PLAN, "--at", mine[:4], ghost="alice")["part"]["at"] == mine
+    finally:
+        obj = busy / ".git" / "objects" / made.stdout[:2] / made.stdout.strip()[2:]
+        obj.unlink()
+
+
+def merged(root: Path, bob_commits: bool) -> Path:
+    """bob's sync merges alice's work into his clone's history: with a private commit of his
+    own there, a merge commit (his first); without, a fast-forward. Alice's view is one."""
+    new_vault(root)
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "init")
+    main = git(root, "rev-parse", "--abbrev-ref", "HEAD").strip()
+    cli = Cli(root)
+    plan = create(cli, "Plan", "version 1", source="x")
+    cli.ok("commit")
+    git(root, "checkout", "-q", "-b", "bobs")
+    if bob_commits:
+        create(cli, "Bob private", "salary 200k", ghost="bob", scope="private", source="x")
+        cli.ok("commit")
+    git(root, "checkout", "-q", main)
+    cli.ok("note", "update", plan["id"], "--body", "version 2", ghost="alice")
+    cli.ok("commit")
+    git(root, "checkout", "-q", "bobs")
+    git(root, "merge", "-q", "--no-edit", main)
+    git(root, "checkout", "-q", main)
+    git(root, "merge", "-q", "--ff-only", "bobs")
+    return root
+
+
+def test_a_merge_that_brought_a_ghost_nothing_new_is_not_its_commit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for key, value in PERSON.items():
+        monkeypatch.setenv(key, value)
+    quiet, busy = merged(tmp_path / "quiet", False), merged(tmp_path / "busy", True)
+    assert len(git(busy, "rev-parse", "HEAD^@").split()) == 2  # the busy vault's HEAD is a merge
+    for args in (
+        ("get", PLAN, "--at", "HEAD"),
+        ("get", PLAN, "--at", "HEAD~1"),
+        ("get", PLAN, "--at", "HEAD~2"),
+        ("review", "HEAD"),
+        ("review", "HEAD~1..HEAD"),
+        ("revert", "HEAD", "--dry-run"),
+    ):
+        assert answer(quiet, *args) == answer(busy, *args), args
+    assert answer(busy, "get", PLAN, "--at", "HEAD")[1] == ("version 2\n", "A0")
+
+
+def test_a_note_like_one_of_bobs_private_notes_keeps_its_own_history(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`git log --follow` took alice's new note for a copy of bob's private one when their
+    texts were alike, and her history stopped there: get --at HEAD said it did not exist,
+    history showed it uncommitted. A guess at bob's text, confirmed."""
+    for key, value in PERSON.items():
+        monkeypatch.setenv(key, value)
+    text = "\n".join(f"Line {i} of the quarterly numbers: {i * 37} units sold in region {i % 5}." for i in range(40))
+    seen = []
+    for like in (True, False):
+        root = new_vault(tmp_path / ("like" if like else "unlike"))
+        git(root, "init", "-q")
+        git(root, "add", "-A")
+        git(root, "commit", "-qm", "init")
+        cli = Cli(root)
+        create(cli, "Numbers", text if like else "Nothing like it.", ghost="bob", scope="private", source="x")
+        cli.ok("commit")
+        create(cli, "Guess", text, source="x")
+        cli.ok("commit")
+        got = cli("get", "shared/Guess.md", "--at", "HEAD", ghost="alice")
+        versions = cli.ok("history", "shared/Guess.md", ghost="alice")["versions"]
+        seen.append((got.exit_code, [(v["commit"] is None, v["kind"], v["path"]) for v in versions]))
+    assert seen[0] == seen[1]
+    assert seen[0][0] == 0

@@ -293,6 +293,8 @@ def test_a_ghost_is_not_told_of_commits_that_touched_only_notes_hidden_from_it(c
     a.ok("sync", ghost="alice")
     only_hers = b.ok("sync", ghost="bob")
     assert only_hers["pulled"]["commits"] == 0 and only_hers["pulled"]["notes"] == 0
+    # nor shown one: from and to name commits of his history, and it did not move
+    assert only_hers["pulled"]["from"] == only_hers["pulled"]["to"]
     create(a, "A shared fact", "alice")
     a.ok("sync", ghost="alice")
     shared = b.ok("sync", ghost="bob")

@@ -56,6 +56,13 @@ def steps(git: Git, path: str) -> list[Step]:
         if not status_fields:
             continue
         status = status_fields[0][:1]
+        if status == "C" and len(status_fields) >= 3:
+            # `--follow` took the note for a copy of another note (a text like one of bob's
+            # private notes): the note began here; what came before is the other note's
+            new = git.vault_path(status_fields[2])
+            if new is not None:
+                found.append(Step(sha, parents.split()[0] if parents else None, author, email, at, new, None, "A"))
+            break
         if status == "R" and len(status_fields) >= 3:
             old, new = git.vault_path(status_fields[1]), git.vault_path(status_fields[2])
         else:

@@ -26,7 +26,7 @@ from vaultmem.services.app import App, batched_writes
 from vaultmem.services.lookup import find_note, location_of
 from vaultmem.services.review import GHOST_EMAIL, Range, digest, is_note_path
 from vaultmem.services.revisions import record_written
-from vaultmem.services.seen import seen_commit, seen_or_before
+from vaultmem.services.seen import History, seen_commit, seen_or_before, seen_parent
 from vaultmem.vault import store
 from vaultmem.vault.changes import CHURN
 from vaultmem.vault.git import Git
@@ -53,6 +53,9 @@ def revert(
         start = seen_or_before(app, git, since) if since else None
         spec = f"{start}..HEAD" if start else "HEAD"
         commits = [c.sha for c in git.log([f"--author={by}{GHOST_EMAIL}", spec])]
+        if app.ghost is not None:  # its own history: not another ghost's private commits
+            mine = History(app, git)
+            commits = [c for c in commits if mine.known(c) == c]
         # one message whether there are none or only some of notes hidden from the caller
         none = NotFound(f"no commit of {by} {'since ' + since if since else 'in this history'} of notes you may change")
         if not commits:
@@ -82,7 +85,7 @@ def revert(
             (conflicts if "reason" in outcome else restored).append(outcome)
     review = None
     if dry_run:
-        parent = _parent(git, commits[-1])
+        parent = seen_parent(app, git, commits[-1])
         review = digest(app, git, Range(parent, commits[0], f"{(parent or 'root')[:8]}..{commits[0][:8]}"))
     return RevertResult(dry_run, restored, conflicts, review)
 

@@ -6,9 +6,11 @@ there are, bob's private ones included, and a commit id she never saw, given by 
 answered whether bob had committed. To a ghost a revision therefore names a commit of its
 own history (SPEC §3): a branch, tag, HEAD or REV@{date} the last commit at or before it
 that changed a note it may read (the notes it can see are the same there); `~N` and `^`
-step back through those commits only; a commit id must be one of them; a merge's other
-parents (`^2`), the reflog's Nth entry (`@{3}`) and the rest of git's syntax are a
-person's. A person's revisions are git's.
+step back through those commits only; a commit id must be one of them (matched against
+them alone: git matches a prefix against every object); a merge that brought it nothing
+new is not one (bob's sync of a private commit merges alice's work in), and the walk goes
+on through the parent it repeats; a merge's other parents (`^2`), the reflog's Nth entry
+(`@{3}`), git describe's `name-g<id>` and the rest of git's syntax are a person's. A person's revisions are git's.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import re
 
 from vaultmem.errors import InvalidInput
 from vaultmem.services.app import App
-from vaultmem.vault.git import Git
+from vaultmem.vault.git import Git, searches_history
 from vaultmem.vault.layout import classify, is_note_path
 
 # steps back at the end of a revision: ~, ~N, ^, ^0, ^1 (git reads each as first parents)
@@ -25,6 +27,7 @@ _STEPS = re.compile(r"(?:~\d*|\^[01]?)*\Z")
 _STEP = re.compile(r"~(\d*)|\^([01]?)")
 _COMMIT_ID = re.compile(r"[0-9a-fA-F]{4,64}\Z")
 _REFLOG_SELECTOR = re.compile(r"@\{[^{}]*\}")
+_POINTERS = frozenset({"", "HEAD", "@", "ORIG_HEAD", "FETCH_HEAD"})
 # HEAD@{3}, @{-2}: the reflog's Nth entry counts every commit made here, not a ghost's
 _COUNTED_ENTRY = re.compile(r"@\{\s*-?0*[1-9]\d*\s*\}")
 _GHOST_REVISION = (
@@ -54,13 +57,45 @@ def seen_or_before(app: App, git: Git, rev: str) -> str | None:
     ghost, the vault before any note it may read: a range from there starts empty)."""
     if app.ghost is None:
         return git.resolve(rev)
+    if rev.startswith("-") or searches_history(rev):
+        raise InvalidInput(f"{rev!r} is not {_GHOST_REVISION}")
     base, back = split_steps(rev)
-    sha = git.resolve(base)
-    chain = seen_chain(app, git, sha)
-    if _COMMIT_ID.match(base) and (not chain or chain[0] != sha):
-        # a commit id it may not know of answers as one that does not exist
-        raise InvalidInput(f"{rev!r} names no commit of this repository")
+    history = History(app, git)
+    none = InvalidInput(f"{rev!r} names no commit of this repository")
+    bare = _REFLOG_SELECTOR.sub("", base)
+    if _COMMIT_ID.match(base):
+        # Matched against the caller's own commits only: git would match a prefix against
+        # every object, and answer differently where one of another ghost's commits shares it
+        sha = history.known(base)
+        if sha is None:
+            raise none
+    elif bare in _POINTERS or bare in _refs(git):
+        try:
+            sha = git.resolve(base)
+        except InvalidInput:
+            raise none from None
+    else:  # `x-g<id>` (git describe's names), `<id>@{0}`, a path: an id by another road
+        raise none
+    chain = history.chain(sha, back + 1)
     return chain[back] if back < len(chain) else None
+
+
+def seen_at(app: App, git: Git, sha: str | None) -> str | None:
+    """The commit the caller sees at `sha`: itself, or the last before it that changed a
+    note it may read (None: none did)."""
+    if sha is None or app.ghost is None:
+        return sha
+    chain = History(app, git).chain(sha, 1)
+    return chain[0] if chain else None
+
+
+def seen_parent(app: App, git: Git, sha: str) -> str | None:
+    """The commit before `sha` in the caller's history (its first parent, for a person)."""
+    if app.ghost is None:
+        parents = git.run("rev-list", "--parents", "-n", "1", sha).split()
+        return parents[1] if len(parents) > 1 else None
+    before = [c for c in History(app, git).chain(sha, 2) if c != sha]
+    return before[0] if before else None
 
 
 def split_steps(rev: str) -> tuple[str, int]:
@@ -80,19 +115,82 @@ def split_steps(rev: str) -> tuple[str, int]:
     return base, back
 
 
-def seen_chain(app: App, git: Git, sha: str) -> list[str]:
-    """`sha`'s first-parent line, newest first, cut to the commits that changed a note the
-    caller may read (a merge by what it brought to its first parent)."""
-    out = git.run("log", "--first-parent", "--no-renames", "--name-only", "-z", "--format=%x1e%H", sha, "--", ".")
-    chain = []
-    for block in out.split("\x1e"):
-        fields = block.split("\0")
-        if not fields[0]:
-            continue
-        names = [n[1:] if n.startswith("\n") else n for n in fields[1:]]
-        if any(told(app, git, n) for n in names if n):
-            chain.append(fields[0].strip())
-    return chain
+def _refs(git: Git) -> set[str]:
+    """Every name a branch, tag or remote branch goes by (`main`, `refs/heads/main`)."""
+    names: set[str] = set()
+    for ref in git.run("for-each-ref", "--format=%(refname)").splitlines():
+        names.add(ref)
+        for prefix in ("refs/heads/", "refs/tags/", "refs/remotes/", "refs/"):
+            if ref.startswith(prefix):
+                names.add(ref[len(prefix) :])
+                if prefix == "refs/remotes/" and ref.endswith("/HEAD"):
+                    names.add(ref[len(prefix) : -len("/HEAD")])
+    return names
+
+
+class History:
+    """The caller's view of the repository's commits, read once: a commit is the caller's
+    when it changed a note it may read; a merge is not when, in what the caller may read,
+    it is the same as one of its parents (it brought the caller nothing new), and the walk
+    back goes on through that parent, as git's own history simplification does for a path."""
+
+    def __init__(self, app: App, git: Git) -> None:
+        self.app, self.git = app, git
+        self.parents: dict[str, list[str]] = {}
+        self.changed: dict[str, bool] = {}  # a commit of one parent: changed a note it may read
+        out = git.run("log", "--all", "--no-renames", "--name-only", "-z", "--format=%x1e%H%x1f%P")
+        for block in out.split("\x1e"):
+            fields = block.split("\0")
+            head = fields[0].split("\x1f")
+            if len(head) < 2 or not head[0].strip():
+                continue
+            sha = head[0].strip()
+            self.parents[sha] = head[1].split()
+            names = [n[1:] if n.startswith("\n") else n for n in fields[1:]]
+            self.changed[sha] = any(told(app, git, n) for n in names if n)
+        self._same: dict[str, str | None] = {}
+
+    def known(self, prefix: str) -> str | None:
+        """The caller's one commit whose id starts with `prefix`; None for none or several."""
+        prefix = prefix.lower()
+        if prefix in self.parents:  # a whole id
+            return prefix if self._is_mine(prefix) else None
+        mine = [sha for sha in self.parents if sha.startswith(prefix) and self._is_mine(sha)]
+        return mine[0] if len(mine) == 1 else None
+
+    def chain(self, sha: str, limit: int) -> list[str]:
+        """Up to `limit` of the caller's commits from `sha` back, newest first."""
+        out: list[str] = []
+        walked: set[str] = set()
+        at: str | None = sha
+        while at is not None and len(out) < limit and at not in walked:
+            walked.add(at)
+            parents = self.parents.get(at, [])
+            if len(parents) > 1:
+                same = self._same_parent(at)
+                if same is not None:
+                    at = same
+                    continue
+            if self._is_mine(at):
+                out.append(at)
+            at = parents[0] if parents else None
+        return out
+
+    def _is_mine(self, sha: str) -> bool:
+        if len(self.parents.get(sha, [])) > 1:
+            return self._same_parent(sha) is None
+        return self.changed.get(sha, False)
+
+    def _same_parent(self, merge: str) -> str | None:
+        """The first parent a merge is the same as in what the caller may read, if any."""
+        if merge not in self._same:
+            self._same[merge] = None
+            for parent in self.parents[merge]:
+                names = self.git.run("diff", "--no-renames", "--name-only", "-z", parent, merge, "--", ".")
+                if not any(told(self.app, self.git, n) for n in names.split("\0") if n):
+                    self._same[merge] = parent
+                    break
+        return self._same[merge]
 
 
 def may_be_told(app: App, path: str) -> bool:
