@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -243,3 +244,54 @@ def test_init_takes_a_folder_holding_python_code(tmp_path: Path) -> None:
     write(root, "venv/lib/site-packages/vaultmem/vault_template/vaultmem.toml", "[vault]\nghosts = []\n")
     write(root, "Idea.md", "an idea\n")
     Cli(tmp_path).ok("init", str(root), "--ghost", "alice", vault=False)
+
+
+def test_a_vault_is_refused_where_any_vault_around_it_keeps_the_place(tmp_path: Path) -> None:
+    """A review of the fix: only the nearest vault around was asked, so a second
+    vaultmem.toml inside private/bob/ made private/bob/x a shared place of that one."""
+    root = tmp_path / "v"
+    Cli(tmp_path).ok("init", str(root), "--ghost", "alice", "--ghost", "bob", vault=False)
+    made = Cli(root).ok(
+        "note", "create", "--title", "Bob secret", "--type", "fact", "--scope", "private", "--body", "zanzibar",
+        ghost="bob",
+    )  # fmt: skip
+    inner = root / "private" / "bob" / "x"
+    inner.mkdir()
+    (root / made["path"]).rename(inner / "Bob secret.md")
+    for folder in (root / "private" / "bob", inner):
+        (folder / "vaultmem.toml").write_text((root / "vaultmem.toml").read_text())  # by hand
+    res = Cli(inner)("get", "Bob secret", ghost="alice")
+    assert res.exit_code == 2 and "zanzibar" not in res.stdout
+
+
+def test_a_vault_inside_a_shared_folder_keeps_its_history_to_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review of the fix: the outer vault's walk left a vault of its own alone, but what
+    git said of its files did not: carol's private note, committed into the outer vault's
+    repository, was listed to alice by the outer vault's review."""
+    env = {"GIT_AUTHOR_NAME": "P", "GIT_AUTHOR_EMAIL": "p@x", "GIT_COMMITTER_NAME": "P", "GIT_COMMITTER_EMAIL": "p@x"}
+    root = tmp_path / "v"
+    Cli(tmp_path).ok("init", str(root), "--ghost", "alice", vault=False)
+    team = root / "shared" / "team"
+    team.mkdir()
+    (team / "vaultmem.toml").write_text((root / "vaultmem.toml").read_text())  # by hand
+    Cli(team).ok("ghost", "add", "carol")
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "init"]):
+        subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, env={**os.environ, **env})
+    Cli(team).ok(
+        "note", "create", "--title", "Carol secret", "--type", "fact", "--scope", "private", "--body", "zanzibar",
+        ghost="carol",
+    )  # fmt: skip
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)  # the commit's committer
+    Cli(team).ok("commit")  # carol's commit: into the outer vault's repository
+    for args in (
+        ("review", "HEAD"),
+        ("review", "HEAD", "--by", "carol"),
+        ("review", "HEAD~1..HEAD", "--by", "carol"),
+        ("review", "--since", "1d", "--by", "carol"),
+    ):
+        res = Cli(root)(*args, ghost="alice")
+        assert "Carol secret" not in res.stdout and "zanzibar" not in res.stdout, (args, res.stdout)
+    assert Cli(team).ok("get", "Carol secret", ghost="carol")["body"].strip() == "zanzibar"

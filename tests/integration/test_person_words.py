@@ -107,6 +107,26 @@ def test_a_persons_edit_after_a_ghosts_append_names_the_ghost_as_co_author(repo:
     assert "bob" not in commit["message"]
 
 
+def test_a_named_persons_commit_keeps_its_tally_and_co_authors(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """A review of the change: with the person one of `[vault] people`, the tally and the
+    co-authors were kept under their name and looked up under `person`: lost."""
+    config = repo / "vaultmem.toml"
+    config.write_text(config.read_text().replace("ghosts = [", 'people = ["pat"]\nghosts = [', 1))
+    cli = Cli(repo)
+    made = cli.ok(
+        "note", "create", "--title", "Plan", "--type", "note", "--scope", "shared", "--body", "Original plan.",
+        ghost="alice",
+    )  # fmt: skip
+    cli.ok("commit")
+    cli.ok("note", "update", "Plan", "--append", "Alice adds the budget.", ghost="alice")
+    monkeypatch.setenv("VAULTMEM_PERSON", "pat")
+    cli.ok("note", "update", "Plan", "--append", "Pat adds the date.")
+    (commit,) = [c for c in cli.ok("commit")["commits"] if made["path"] in c["paths"]]
+    assert commit["by"] == "person"
+    assert commit["message"].startswith("memory(person): 1 edited")
+    assert "Co-authored-by: alice <alice@vaultmem>" in commit["message"]
+
+
 def test_a_write_over_nothing_a_person_wrote_is_the_ghosts(repo: Path) -> None:  # noqa: F811
     """The other side: two ghosts' writes in a row, no edit between them, stay theirs."""
     cli = Cli(repo)

@@ -148,10 +148,11 @@ class WorkerLoop(WatcherBase):
             self.jobs or self.slow_jobs or self.waiters or self.stopping or self.debounce.due_in(time.monotonic()) == 0
         )
 
-    def _reconcile(self, reason: str) -> bool:
+    def _reconcile(self, reason: str, refresh: bool = True) -> bool:
         with self.cond:
             self.debounce.clear()  # the walk below sees every change made before this point
-        self._refresh_config()
+        if refresh:
+            self._refresh_config()
         started = time.monotonic()
         self.progress = {"stage": "reading notes", "done": 0, "total": 0}
         try:
@@ -198,9 +199,13 @@ class WorkerLoop(WatcherBase):
         run only after that search. Not while git writes the files (answered as they are,
         reconciled after); tried once, the rescan retries a failure."""
         if self._git_busy():
-            return None
+            return (
+                "git is writing the vault's files: searched without the vectors of notes changed while the model loaded"
+            )
         self.app.indexes.vectors_deferred = False
-        if self._reconcile("model ready"):
+        # no config refresh here: a changed vaultmem.toml reopens the indexes, and the
+        # search that asked holds them; the next reconcile picks it up
+        if self._reconcile("model ready", refresh=False):
             return None
         return "the notes changed while the embedding model loaded could not be embedded: searched without them"
 

@@ -76,12 +76,14 @@ def pending_changes(app: App, git: Git, every_writer: bool = False) -> Pending:
             writer = "person" if folder == PERSON else folder
         elif change is not None:
             writer = writer_of(change.by)
+            if writer in app.config.people:
+                writer = "person"  # one of the vault's people: the person's own commit
             out.kinds.setdefault(writer, Counter())[change.kind] += 1
             for label in change.by:
                 who, _, model = label.partition("/")
                 if who == writer and model:
                     out.models.setdefault(writer, Counter())[model] += 1
-                elif who != writer and who not in PEOPLE and who not in app.config.people:
+                elif who not in (writer, *PEOPLE, *app.config.people):
                     out.helpers.setdefault(writer, set()).add(who)
         else:
             writer = _journaled(git, entries, f.path)

@@ -29,8 +29,11 @@ def run_index(app: App, full: bool = False, defer_vectors: bool = False) -> Inde
         report = app.indexes.indexer(app.progress).run(full=full, with_vectors=with_vectors)
     if with_vectors:
         app.indexes.vectors_deferred = False
-    elif enabled and (report.added or report.updated or report.moved):
-        app.indexes.vectors_deferred = True  # the first search with the model embeds them first
+    elif enabled:
+        # the first search with the model embeds them first: what this reconcile indexed,
+        # and what an earlier process left without vectors (killed mid-embedding), which
+        # its report does not count
+        app.indexes.vectors_deferred = True
     if report.added or report.updated or report.deleted or report.moved or full:
         app.state.secure(deep=True)  # the files Whoosh, Chroma and SQLite just made: owner-only
     return report if app.ghost is None else readers_view(app, report)

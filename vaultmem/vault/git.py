@@ -19,7 +19,7 @@ from pathlib import Path
 
 from vaultmem.errors import InvalidInput, VaultmemError
 from vaultmem.paths import GIT_INDEX_LOCK
-from vaultmem.vault.layout import utf8_name
+from vaultmem.vault.layout import utf8_name, vault_of_its_own
 
 # Revision syntax that looks up a commit by what its message says (HEAD^{/text}, :/text) or
 # a file by its path (REV:path, :path): a yes/no answer to one of these told a ghost what
@@ -112,6 +112,7 @@ class Git:
         self.root = root  # the vault
         self.top = top  # the repository's work tree
         self.prefix = prefix  # the vault's folder in it, "" or ending in "/"
+        self._own_vaults: dict[str, bool] = {}  # folder -> holds a vault of its own
 
     @classmethod
     def of(cls, root: Path) -> Git:
@@ -135,10 +136,23 @@ class Git:
         return _run_bytes(self.root, list(args), input)
 
     def vault_path(self, repo_path: str) -> str | None:
-        """A repository path as vault-relative; None when outside the vault."""
+        """A repository path as vault-relative; None when outside the vault, or inside a
+        vault of its own within it (layout.vault_of_its_own: this vault's walk leaves it
+        alone, and so must what its history says, or another vault's private notes would
+        read here as shared ones)."""
         if not repo_path.startswith(self.prefix):
             return None
-        return repo_path[len(self.prefix) :]
+        rel = repo_path[len(self.prefix) :]
+        folders = rel.split("/")[:-1]
+        for depth in range(1, len(folders) + 1):
+            if self._own_vault("/".join(folders[:depth])):
+                return None
+        return rel
+
+    def _own_vault(self, folder: str) -> bool:
+        if folder not in self._own_vaults:
+            self._own_vaults[folder] = vault_of_its_own(folder, os.path.join(self.root, folder))
+        return self._own_vaults[folder]
 
     def repo_path(self, vault_path: str) -> str:
         return self.prefix + vault_path

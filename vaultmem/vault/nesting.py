@@ -23,12 +23,14 @@ def enclosing_vault(root: Path) -> Path | None:
 
 
 def kept_by(root: Path) -> Path | None:
-    """The vault that keeps the folder `root` (resolved) to one ghost or project, or None:
-    some note below `root` would be one ghost's, one project's or nobody's in it."""
-    outer = enclosing_vault(root)
-    if outer is None:
-        return None
-    return outer if kept(classify(f"{root.relative_to(outer).as_posix()}/a/b/note.md")) else None
+    """A vault that keeps the folder `root` (resolved) to one ghost or project, or None:
+    some note below `root` would be one ghost's, one project's or nobody's in it. Every
+    vault around it is asked, not the nearest alone: a second vaultmem.toml inside
+    private/bob/ would otherwise make private/bob/x a shared place of that one."""
+    for outer in root.parents:
+        if (outer / CONFIG_NAME).is_file() and kept(classify(f"{root.relative_to(outer).as_posix()}/a/b/note.md")):
+            return outer
+    return None
 
 
 def opened_vault(flag: str | Path | None, cwd: Path | None = None, env: Mapping[str, str] | None = None) -> Path:
