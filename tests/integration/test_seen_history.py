@@ -242,3 +242,90 @@ def test_a_note_like_one_of_bobs_private_notes_keeps_its_own_history(
         seen.append((got.exit_code, [(v["commit"] is None, v["kind"], v["path"]) for v in versions]))
     assert seen[0] == seen[1]
     assert seen[0][0] == 0
+
+
+def crossed(root: Path, bob_commits: bool, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Alice commits v2 at 10:00; bob, whose clone still had v1, commits a private note at
+    11:00 and merges at 12:00 (without it: nothing to merge). Dates are set, not waited for."""
+    new_vault(root)
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "init")
+    main = git(root, "rev-parse", "--abbrev-ref", "HEAD").strip()
+    cli = Cli(root)
+
+    def at(hour: int) -> None:
+        for key in ("GIT_COMMITTER_DATE", "GIT_AUTHOR_DATE"):
+            monkeypatch.setenv(key, f"2026-01-01T{hour:02d}:00:00Z")
+
+    at(9)
+    plan = create(cli, "Plan", "version 1", source="x")
+    cli.ok("commit")
+    git(root, "branch", "bobs")
+    at(10)
+    cli.ok("note", "update", plan["id"], "--body", "version 2", ghost="alice")
+    cli.ok("commit")
+    if bob_commits:
+        git(root, "checkout", "-q", "bobs")
+        at(11)
+        create(cli, "Bob private", "salary 200k", ghost="bob", scope="private", source="x")
+        cli.ok("commit")
+        git(root, "checkout", "-q", main)
+        at(12)
+        git(root, "merge", "-q", "--no-edit", "bobs")
+    for key in ("GIT_COMMITTER_DATE", "GIT_AUTHOR_DATE"):
+        monkeypatch.delenv(key)
+    return root
+
+
+def test_review_since_and_a_commits_base_are_the_ghosts_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """review --since took git's last commit by then (bob's, whose parent had v1: alice saw
+    her committed v2 as pending, and by moving the time, when bob committed); review REV
+    named its raw parent (`line 15 of the version at <bob's id>`); ORIG_HEAD moved with
+    every pull of bob's private work."""
+    for key, value in PERSON.items():
+        monkeypatch.setenv(key, value)
+    quiet, busy = crossed(tmp_path / "quiet", False, monkeypatch), crossed(tmp_path / "busy", True, monkeypatch)
+    for args in (
+        ("review", "--since", "2026-01-01T11:30:00Z"),
+        ("review", "--since", "2026-01-01T10:30:00Z"),
+        ("review", "--since", "2026-01-01T09:30:00Z"),
+        ("review", "HEAD"),
+        ("get", PLAN, "--at", "ORIG_HEAD"),
+        ("review", "ORIG_HEAD..HEAD"),
+    ):
+        assert answer(quiet, *args) == answer(busy, *args), args
+    assert answer(busy, "review", "--since", "2026-01-01T11:30:00Z") == (0, [])
+    refused = Cli(busy)("get", PLAN, "--at", "ORIG_HEAD", ghost="alice")
+    assert refused.exit_code == 5
+
+
+def test_a_note_a_person_published_from_bobs_private_notes_reads_as_the_persons(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git blame followed the person's move back into private/bob/: alice's edit of a line
+    was flagged as a person's line when the person wrote the note, not when bob had."""
+    for key, value in PERSON.items():
+        monkeypatch.setenv(key, value)
+    text = "First line of the plan.\nSecond line of the plan.\nThird line of the plan."
+    seen = []
+    for moved in (True, False):
+        root = new_vault(tmp_path / ("moved" if moved else "copied"))
+        git(root, "init", "-q")
+        git(root, "add", "-A")
+        git(root, "commit", "-qm", "init")
+        cli = Cli(root)
+        if moved:
+            made = create(cli, "Secret", text, ghost="bob", scope="private", source="x")
+            cli.ok("commit")
+            git(root, "mv", made["path"], "shared/Secret.md")
+        else:  # the person writes it in shared/ themselves
+            cli.ok("note", "create", "--title", "Secret", "--type", "fact", "--scope", "shared", "--body", text)
+            git(root, "add", "-A")
+        git(root, "commit", "-qm", "a person publishes it")
+        cli.ok("index")
+        cli.ok("note", "update", "shared/Secret.md", "--body", text.replace("Second", "2nd"), ghost="alice")
+        cli.ok("commit")
+        flags = [f["code"] for c in cli.ok("review", "HEAD", ghost="alice")["changes"] for f in c["flags"]]
+        seen.append("person_lines" in flags)
+    assert seen == [True, True]

@@ -91,7 +91,7 @@ class Watcher:
             [VAULTMEM, "watch", "--vault", str(vault), *args],
             stdout=subprocess.DEVNULL, stderr=self.err, env=clean_env(),
         )  # fmt: skip
-        wait_until(self.answers, timeout=30)
+        wait_until(self.answers, timeout=120)  # a start on a busy machine (CI beside other work)
 
     def answers(self) -> bool:
         assert self.proc.poll() is None, f"watcher exited {self.proc.returncode}: {self.stderr()}"

@@ -31,7 +31,7 @@ from vaultmem.errors import InvalidInput
 from vaultmem.models import Change, Flag, ReviewResult
 from vaultmem.services.app import App
 from vaultmem.services.revisions import BOOKKEEPING as WRITE_STAMPS
-from vaultmem.services.seen import readable, seen_commit, seen_or_before
+from vaultmem.services.seen import readable, seen_before, seen_commit, seen_or_before, seen_parent
 from vaultmem.services.twins import Twins
 from vaultmem.vault.attachments import Attachments
 from vaultmem.vault.changes import NoteChange, Side, describe, scope_moved
@@ -63,14 +63,15 @@ def resolve_range(app: App, git: Git, rev: str | None, since: str | None, staged
     if since:
         moment = _since(since)
         base = git.run("rev-list", "-1", f"--before={moment}", "HEAD").strip() if git.has_head() else ""
+        if base and app.ghost is not None:  # the last commit of its own history by then
+            base = seen_before(app, git, git.resolve("HEAD"), moment) or ""
         return Range(base or None, WORKTREE, f"since {since}..working tree")
     if rev and ".." in rev:
         a, _, b = rev.partition("..")
         return Range(seen_or_before(app, git, a or "HEAD"), seen_commit(app, git, b or "HEAD"), rev)
     if rev:
         head = seen_commit(app, git, rev)
-        parents = git.run("rev-list", "--parents", "-n", "1", head).split()
-        return Range(parents[1] if len(parents) > 1 else None, head, rev)
+        return Range(seen_parent(app, git, head), head, rev)
     return Range(git.resolve("HEAD") if git.has_head() else None, WORKTREE, "HEAD..working tree")
 
 
@@ -397,6 +398,11 @@ class Flagger:
     def _seen(self, paths: Iterable[str]) -> list[str]:
         return sorted({p for p in paths if self.app.ghost is None or self.app.can_read(classify(p))})
 
+    def _arrived_by(self, path: str) -> str | None:
+        """The author email of the last commit up to the base that put a file at `path`."""
+        out = self.git.run("log", "-1", "--format=%ae", "--diff-filter=AR", str(self.rng.base), "--", path)
+        return out.strip() or None
+
     def _person_lines(self, change: NoteChange) -> str:
         """Lines of the old version a person wrote (git blame at the base: not a ghost's
         commit) that this change removed or rewrote."""
@@ -417,14 +423,23 @@ class Flagger:
         except GitError:  # a file git cannot blame has no person's lines to report
             return ""
         person: list[int] = []
-        line = email = None
+        line = email = filename = None
+        arrival: list[str | None] = []  # who brought the note to its name, once asked
         for row in blame.split("\n"):
             head = row.split(" ")
             if len(head) >= 3 and len(head[0]) == 40 and head[1].isdigit() and head[2].isdigit():
                 line = int(head[2])
             elif row.startswith("author-mail "):
                 email = row[len("author-mail ") :].strip("<>")
+            elif row.startswith("filename "):
+                filename = self.git.vault_path(row[len("filename ") :])
             elif row.startswith("\t") and line is not None:
+                if self.app.ghost is not None and (filename is None or not readable(self.app, filename)):
+                    # blame followed a move into a place the caller may not read (a person
+                    # published bob's private note): the lines are, to it, the mover's
+                    if not arrival:
+                        arrival.append(self._arrived_by(path))
+                    email = arrival[0]
                 if line in touched and email is not None and not email.endswith(GHOST_EMAIL):
                     person.append(line)
                 line = None

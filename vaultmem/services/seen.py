@@ -27,7 +27,9 @@ _STEPS = re.compile(r"(?:~\d*|\^[01]?)*\Z")
 _STEP = re.compile(r"~(\d*)|\^([01]?)")
 _COMMIT_ID = re.compile(r"[0-9a-fA-F]{4,64}\Z")
 _REFLOG_SELECTOR = re.compile(r"@\{[^{}]*\}")
-_POINTERS = frozenset({"", "HEAD", "@", "ORIG_HEAD", "FETCH_HEAD"})
+# ORIG_HEAD and FETCH_HEAD are left out: every merge or pull moves them, one of another
+# ghost's private commits too
+_POINTERS = frozenset({"", "HEAD", "@"})
 # HEAD@{3}, @{-2}: the reflog's Nth entry counts every commit made here, not a ghost's
 _COUNTED_ENTRY = re.compile(r"@\{\s*-?0*[1-9]\d*\s*\}")
 _GHOST_REVISION = (
@@ -98,6 +100,18 @@ def seen_parent(app: App, git: Git, sha: str) -> str | None:
     return before[0] if before else None
 
 
+def seen_before(app: App, git: Git, head: str, moment: str) -> str | None:
+    """The last commit of the caller's history from `head` committed by `moment` (a date
+    git reads): a person's is git's `rev-list --before`, which may be another ghost's."""
+    limit = git.run("rev-parse", f"--before={moment}").strip()  # --min-age=<seconds>
+    seconds = int(limit.partition("=")[2]) if limit.startswith("--min-age=") else None
+    history = History(app, git)
+    for sha in history.chain(head, len(history.parents) + 1):
+        if seconds is None or history.time.get(sha, 0) <= seconds:
+            return sha
+    return None
+
+
 def split_steps(rev: str) -> tuple[str, int]:
     """A ghost's revision as its base and how many of its commits to step back."""
     tail = _STEPS.search(rev)
@@ -138,14 +152,16 @@ class History:
         self.app, self.git = app, git
         self.parents: dict[str, list[str]] = {}
         self.changed: dict[str, bool] = {}  # a commit of one parent: changed a note it may read
-        out = git.run("log", "--all", "--no-renames", "--name-only", "-z", "--format=%x1e%H%x1f%P")
+        self.time: dict[str, int] = {}  # committer time, seconds
+        out = git.run("log", "--all", "--no-renames", "--name-only", "-z", "--format=%x1e%H%x1f%P%x1f%ct")
         for block in out.split("\x1e"):
             fields = block.split("\0")
             head = fields[0].split("\x1f")
-            if len(head) < 2 or not head[0].strip():
+            if len(head) < 3 or not head[0].strip():
                 continue
             sha = head[0].strip()
             self.parents[sha] = head[1].split()
+            self.time[sha] = int(head[2].strip() or 0)
             names = [n[1:] if n.startswith("\n") else n for n in fields[1:]]
             self.changed[sha] = any(told(app, git, n) for n in names if n)
         self._same: dict[str, str | None] = {}
