@@ -102,8 +102,9 @@ def _same(got: str, want: str, what: str) -> None:
         return
     first = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if not _close(x, y)), min(len(a), len(b)))
     x, y = a[first], b[first]
-    if isinstance(x, dict) and isinstance(y, dict) and isinstance(x.get("results"), list):
-        rx, ry = x["results"], y.get("results") or []
+    listed = next((k for k in ("results", "matches") if isinstance(x, dict) and isinstance(x.get(k), list)), None)
+    if listed and isinstance(y, dict):  # narrowed to the first result that differs, whole
+        rx, ry = x[listed], y.get(listed) or []
         at = next((i for i, (p, q) in enumerate(zip(rx, ry, strict=False)) if not _close(p, q)), None)
         if at is not None or len(rx) != len(ry):
             at = min(len(rx), len(ry)) if at is None else at
