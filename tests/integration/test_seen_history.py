@@ -25,12 +25,18 @@ SHA = re.compile(r"\b[0-9a-f]{7,40}\b")
 PLAN = "shared/Plan.md"
 
 
-def build(root: Path, bob_commits: int) -> Path:
-    """Alice's plan in three committed versions; after each, `bob_commits` of bob's own."""
+def committed_vault(root: Path) -> Path:
+    """A new vault (ghosts alice and bob), committed as the first commit of its own repository."""
     new_vault(root)
     git(root, "init", "-q")
     git(root, "add", "-A")
     git(root, "commit", "-qm", "init")
+    return root
+
+
+def build(root: Path, bob_commits: int) -> Path:
+    """Alice's plan in three committed versions; after each, `bob_commits` of bob's own."""
+    committed_vault(root)
     cli = Cli(root)
     plan = create(cli, "Plan", "version 1", source="x")
     for version in (1, 2, 3):
@@ -176,10 +182,7 @@ def test_a_commit_id_is_matched_against_the_ghosts_own_commits_only(vaults: tupl
 def merged(root: Path, bob_commits: bool) -> Path:
     """bob's sync merges alice's work into his clone's history: with a private commit of his
     own there, a merge commit (his first); without, a fast-forward. Alice's view is one."""
-    new_vault(root)
-    git(root, "init", "-q")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "init")
+    committed_vault(root)
     main = git(root, "rev-parse", "--abbrev-ref", "HEAD").strip()
     cli = Cli(root)
     plan = create(cli, "Plan", "version 1", source="x")
@@ -228,10 +231,7 @@ def test_a_note_like_one_of_bobs_private_notes_keeps_its_own_history(
     text = "\n".join(f"Line {i} of the quarterly numbers: {i * 37} units sold in region {i % 5}." for i in range(40))
     seen = []
     for like in (True, False):
-        root = new_vault(tmp_path / ("like" if like else "unlike"))
-        git(root, "init", "-q")
-        git(root, "add", "-A")
-        git(root, "commit", "-qm", "init")
+        root = committed_vault(tmp_path / ("like" if like else "unlike"))
         cli = Cli(root)
         create(cli, "Numbers", text if like else "Nothing like it.", ghost="bob", scope="private", source="x")
         cli.ok("commit")
@@ -247,10 +247,7 @@ def test_a_note_like_one_of_bobs_private_notes_keeps_its_own_history(
 def crossed(root: Path, bob_commits: bool, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Alice commits v2 at 10:00; bob, whose clone still had v1, commits a private note at
     11:00 and merges at 12:00 (without it: nothing to merge). Dates are set, not waited for."""
-    new_vault(root)
-    git(root, "init", "-q")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "init")
+    committed_vault(root)
     main = git(root, "rev-parse", "--abbrev-ref", "HEAD").strip()
     cli = Cli(root)
 
@@ -310,10 +307,7 @@ def test_a_note_a_person_published_from_bobs_private_notes_reads_as_the_persons(
     text = "First line of the plan.\nSecond line of the plan.\nThird line of the plan."
     seen = []
     for moved in (True, False):
-        root = new_vault(tmp_path / ("moved" if moved else "copied"))
-        git(root, "init", "-q")
-        git(root, "add", "-A")
-        git(root, "commit", "-qm", "init")
+        root = committed_vault(tmp_path / ("moved" if moved else "copied"))
         cli = Cli(root)
         if moved:
             made = create(cli, "Secret", text, ghost="bob", scope="private", source="x")

@@ -90,11 +90,6 @@ def revert(
     return RevertResult(dry_run, restored, conflicts, review)
 
 
-def _parent(git: Git, sha: str) -> str | None:
-    parents = git.run("rev-list", "--parents", "-n", "1", sha).split()
-    return parents[1] if len(parents) > 1 else None
-
-
 UNPLACED_REASON = "in no ghost's, project's or shared folder (lint names it): move it to one to undo it; not undone"
 Step = tuple[str | None, bytes | None, str | None, bytes | None]  # before path, bytes; after path, bytes
 
@@ -103,7 +98,7 @@ def _plan(app: App, git: Git, sha: str, only: str | None = None, unplaced: list[
     """The note changes of one commit (`only`: of the note with that id) that the caller
     may make: a change whose note, before or after, is at a path it may not write is left
     out, never named; `unplaced` (a person's) gets the paths of those in no folder of anyone."""
-    parent = _parent(git, sha)
+    parent = git.first_parent(sha)
     steps: list[Step] = []
     for f in git.changes(parent, sha):
         if not (is_note_path(f.path) or is_note_path(f.old_path)):

@@ -31,7 +31,7 @@ from vaultmem.errors import InvalidInput
 from vaultmem.models import Change, Flag, ReviewResult
 from vaultmem.services.app import App
 from vaultmem.services.revisions import BOOKKEEPING as WRITE_STAMPS
-from vaultmem.services.seen import readable, seen_before, seen_commit, seen_or_before, seen_parent
+from vaultmem.services.seen import History, readable, seen_before, seen_commit, seen_or_before, seen_parent
 from vaultmem.services.twins import Twins
 from vaultmem.vault.attachments import Attachments
 from vaultmem.vault.changes import NoteChange, Side, describe, scope_moved
@@ -68,7 +68,8 @@ def resolve_range(app: App, git: Git, rev: str | None, since: str | None, staged
         return Range(base or None, WORKTREE, f"since {since}..working tree")
     if rev and ".." in rev:
         a, _, b = rev.partition("..")
-        return Range(seen_or_before(app, git, a or "HEAD"), seen_commit(app, git, b or "HEAD"), rev)
+        history = History(app, git) if app.ghost is not None else None  # read once for both ends
+        return Range(seen_or_before(app, git, a or "HEAD", history), seen_commit(app, git, b or "HEAD", history), rev)
     if rev:
         head = seen_commit(app, git, rev)
         return Range(seen_parent(app, git, head), head, rev)

@@ -19,14 +19,13 @@ import re
 
 from vaultmem.errors import InvalidInput
 from vaultmem.services.app import App
-from vaultmem.vault.git import Git, searches_history
+from vaultmem.vault.git import REFLOG_SELECTOR, Git, searches_history
 from vaultmem.vault.layout import classify, is_note_path
 
 # steps back at the end of a revision: ~, ~N, ^, ^0, ^1 (git reads each as first parents)
 _STEPS = re.compile(r"(?:~\d*|\^[01]?)*\Z")
 _STEP = re.compile(r"~(\d*)|\^([01]?)")
 _COMMIT_ID = re.compile(r"[0-9a-fA-F]{4,64}\Z")
-_REFLOG_SELECTOR = re.compile(r"@\{[^{}]*\}")
 # ORIG_HEAD and FETCH_HEAD are left out: every merge or pull moves them, one of another
 # ghost's private commits too
 _POINTERS = frozenset({"", "HEAD", "@"})
@@ -45,16 +44,16 @@ def readable(app: App, path: str) -> bool:
     return app.can_read(classify(path))
 
 
-def seen_commit(app: App, git: Git, rev: str) -> str:
+def seen_commit(app: App, git: Git, rev: str, history: History | None = None) -> str:
     """The commit `rev` names to the caller (module docstring); InvalidInput for none, in
     one message whether git knows the revision or not."""
-    sha = seen_or_before(app, git, rev)
+    sha = seen_or_before(app, git, rev, history)
     if sha is None:
         raise InvalidInput(f"{rev!r} names no commit of this repository")
     return sha
 
 
-def seen_or_before(app: App, git: Git, rev: str) -> str | None:
+def seen_or_before(app: App, git: Git, rev: str, history: History | None = None) -> str | None:
     """As seen_commit, but None for a revision before the caller's history begins (to a
     ghost, the vault before any note it may read: a range from there starts empty)."""
     if app.ghost is None:
@@ -62,9 +61,9 @@ def seen_or_before(app: App, git: Git, rev: str) -> str | None:
     if rev.startswith("-") or searches_history(rev):
         raise InvalidInput(f"{rev!r} is not {_GHOST_REVISION}")
     base, back = split_steps(rev)
-    history = History(app, git)
+    history = history or History(app, git)
     none = InvalidInput(f"{rev!r} names no commit of this repository")
-    bare = _REFLOG_SELECTOR.sub("", base)
+    bare = REFLOG_SELECTOR.sub("", base)
     if _COMMIT_ID.match(base):
         # Matched against the caller's own commits only: git would match a prefix against
         # every object, and answer differently where one of another ghost's commits shares it
@@ -94,8 +93,7 @@ def seen_at(app: App, git: Git, sha: str | None) -> str | None:
 def seen_parent(app: App, git: Git, sha: str) -> str | None:
     """The commit before `sha` in the caller's history (its first parent, for a person)."""
     if app.ghost is None:
-        parents = git.run("rev-list", "--parents", "-n", "1", sha).split()
-        return parents[1] if len(parents) > 1 else None
+        return git.first_parent(sha)
     before = [c for c in History(app, git).chain(sha, 2) if c != sha]
     return before[0] if before else None
 
@@ -117,7 +115,7 @@ def split_steps(rev: str) -> tuple[str, int]:
     tail = _STEPS.search(rev)
     cut = tail.start() if tail else len(rev)
     base, steps = rev[:cut], rev[cut:]
-    bare = _REFLOG_SELECTOR.sub("", base)
+    bare = REFLOG_SELECTOR.sub("", base)
     if not base or "~" in bare or "^" in bare or _COUNTED_ENTRY.search(base):
         raise InvalidInput(f"{rev!r} is not {_GHOST_REVISION}")
     back = 0

@@ -25,12 +25,12 @@ from vaultmem.vault.layout import utf8_name, vault_of_its_own
 # a file by its path (REV:path, :path): a yes/no answer to one of these told a ghost what
 # other ghosts' commit messages hold (their --reason, counts of their private notes) and
 # which paths a commit has, a character at a time. Dates in @{...} may hold colons.
-_REFLOG_SELECTOR = re.compile(r"@\{[^{}]*\}")
+REFLOG_SELECTOR = re.compile(r"@\{[^{}]*\}")
 
 
 def searches_history(rev: str) -> bool:
     """Whether a revision asks git to search messages or name a path (not a commit)."""
-    bare = _REFLOG_SELECTOR.sub("", rev)
+    bare = REFLOG_SELECTOR.sub("", rev)
     return ":" in bare or "{/" in bare
 
 
@@ -176,6 +176,11 @@ class Git:
             return True
         except GitError:
             return False
+
+    def first_parent(self, sha: str) -> str | None:
+        """A commit's first parent; None for a root commit."""
+        parents = self.run("rev-list", "--parents", "-n", "1", sha).split()
+        return parents[1] if len(parents) > 1 else None
 
     def resolve(self, rev: str) -> str:
         """The commit a revision names; InvalidInput for one that names none."""
