@@ -115,6 +115,37 @@ def test_a_ghost_steps_back_through_its_own_commits(vaults: tuple[Path, Path]) -
     assert Cli(busy).ok("get", PLAN, "--at", "HEAD~3")["body"].strip() == "version 2"
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("revert", "HEAD", "--dry-run"),
+        ("revert", PLAN, "--to", "HEAD~1", "--dry-run"),
+        ("revert", "--by", "alice", "--since", "HEAD~2", "--dry-run"),
+        ("review", "HEAD~1"),
+        ("review", "HEAD~2..HEAD"),
+    ],
+)
+def test_a_ghosts_revision_command_reads_its_history_once(
+    vaults: tuple[Path, Path], args: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each read is a `git log --all` of the whole repository: revert read it up to three
+    times (its revision, --by's filter, the dry run's parent), review REV twice."""
+    from vaultmem.services import seen
+
+    made: list[object] = []
+    real = seen.History.__init__
+
+    def counted(self: seen.History, *a: Any) -> None:
+        made.append(self)
+        real(self, *a)
+
+    monkeypatch.setattr(seen.History, "__init__", counted)
+    _, busy = vaults
+    res = Cli(busy)(*args, ghost="alice")
+    assert res.exit_code == 0, res.stdout
+    assert len(made) == 1, (args, len(made))
+
+
 def test_a_hidden_commit_id_answers_as_one_that_does_not_exist(vaults: tuple[Path, Path]) -> None:
     _, busy = vaults
     bobs = git(busy, "log", "--format=%H", "-1", "--", "private/bob").strip()

@@ -44,24 +44,24 @@ def revert(
     if by is None and since is not None and target is None:
         by = app.ghost  # `revert --ghost G --since REF`: G's own commits since REF
     app.reason = app.reason or "revert " + " ".join(x for x in (target, to and f"--to {to}", by and f"--by {by}") if x)
+    mine = History(app, git) if app.ghost is not None else None  # a ghost's history, read once
     if to is not None:
         if target is None:
             raise InvalidInput("--to needs the note to bring back: revert NOTE --to REV")
-        return _note_to(app, git, target, seen_commit(app, git, to), dry_run)
+        return _note_to(app, git, target, seen_commit(app, git, to, mine), dry_run)
     none = NotFound(f"no commit {target!r} of notes you may change; nothing reverted")
     if by is not None:
-        start = seen_or_before(app, git, since) if since else None
+        start = seen_or_before(app, git, since, mine) if since else None
         spec = f"{start}..HEAD" if start else "HEAD"
         commits = [c.sha for c in git.log([f"--author={by}{GHOST_EMAIL}", spec])]
-        if app.ghost is not None:  # its own history: not another ghost's private commits
-            mine = History(app, git)
+        if mine is not None:  # its own history: not another ghost's private commits
             commits = [c for c in commits if mine.known(c) == c]
         # one message whether there are none or only some of notes hidden from the caller
         none = NotFound(f"no commit of {by} {'since ' + since if since else 'in this history'} of notes you may change")
         if not commits:
             raise none
     elif target is not None:
-        commits = [seen_commit(app, git, target)]
+        commits = [seen_commit(app, git, target, mine)]
     else:
         raise InvalidInput("name what to undo: a COMMIT, a NOTE with --to REV, or --by GHOST [--since REV]")
     # Every commit is planned before anything is written. Of a commit, the caller undoes the
@@ -85,7 +85,7 @@ def revert(
             (conflicts if "reason" in outcome else restored).append(outcome)
     review = None
     if dry_run:
-        parent = seen_parent(app, git, commits[-1])
+        parent = seen_parent(app, git, commits[-1], mine)
         review = digest(app, git, Range(parent, commits[0], f"{(parent or 'root')[:8]}..{commits[0][:8]}"))
     return RevertResult(dry_run, restored, conflicts, review)
 

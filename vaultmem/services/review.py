@@ -71,8 +71,9 @@ def resolve_range(app: App, git: Git, rev: str | None, since: str | None, staged
         history = History(app, git) if app.ghost is not None else None  # read once for both ends
         return Range(seen_or_before(app, git, a or "HEAD", history), seen_commit(app, git, b or "HEAD", history), rev)
     if rev:
-        head = seen_commit(app, git, rev)
-        return Range(seen_parent(app, git, head), head, rev)
+        history = History(app, git) if app.ghost is not None else None
+        head = seen_commit(app, git, rev, history)
+        return Range(seen_parent(app, git, head, history), head, rev)
     return Range(git.resolve("HEAD") if git.has_head() else None, WORKTREE, "HEAD..working tree")
 
 

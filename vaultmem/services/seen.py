@@ -90,11 +90,11 @@ def seen_at(app: App, git: Git, sha: str | None) -> str | None:
     return chain[0] if chain else None
 
 
-def seen_parent(app: App, git: Git, sha: str) -> str | None:
+def seen_parent(app: App, git: Git, sha: str, history: History | None = None) -> str | None:
     """The commit before `sha` in the caller's history (its first parent, for a person)."""
     if app.ghost is None:
         return git.first_parent(sha)
-    before = [c for c in History(app, git).chain(sha, 2) if c != sha]
+    before = [c for c in (history or History(app, git)).chain(sha, 2) if c != sha]
     return before[0] if before else None
 
 
@@ -152,6 +152,7 @@ class History:
         self.changed: dict[str, bool] = {}  # a commit of one parent: changed a note it may read
         self.time: dict[str, int] = {}  # committer time, seconds
         out = git.run("log", "--all", "--no-renames", "--name-only", "-z", "--format=%x1e%H%x1f%P%x1f%ct")
+        self._told: dict[str, bool] = {}  # by path: a long history names the same notes thousands of times
         for block in out.split("\x1e"):
             fields = block.split("\0")
             head = fields[0].split("\x1f")
@@ -161,7 +162,7 @@ class History:
             self.parents[sha] = head[1].split()
             self.time[sha] = int(head[2].strip() or 0)
             names = [n[1:] if n.startswith("\n") else n for n in fields[1:]]
-            self.changed[sha] = any(told(app, git, n) for n in names if n)
+            self.changed[sha] = any(self.told(n) for n in names if n)
         self._same: dict[str, str | None] = {}
 
     def known(self, prefix: str) -> str | None:
@@ -190,6 +191,11 @@ class History:
             at = parents[0] if parents else None
         return out
 
+    def told(self, repo_path: str) -> bool:
+        if repo_path not in self._told:
+            self._told[repo_path] = told(self.app, self.git, repo_path)
+        return self._told[repo_path]
+
     def _is_mine(self, sha: str) -> bool:
         if len(self.parents.get(sha, [])) > 1:
             return self._same_parent(sha) is None
@@ -201,7 +207,7 @@ class History:
             self._same[merge] = None
             for parent in self.parents[merge]:
                 names = self.git.run("diff", "--no-renames", "--name-only", "-z", parent, merge, "--", ".")
-                if not any(told(self.app, self.git, n) for n in names.split("\0") if n):
+                if not any(self.told(n) for n in names.split("\0") if n):
                     self._same[merge] = parent
                     break
         return self._same[merge]
