@@ -330,6 +330,39 @@ def test_a_dry_run_of_revert_to_follows_its_own_steps(repo: Path) -> None:
     assert (repo / made["path"]).is_file()
 
 
+@pytest.mark.parametrize("steps", ["edits", "create and edits", "delete and edit"])
+def test_a_dry_run_of_several_commits_follows_its_own_steps(repo: Path, steps: str) -> None:
+    """`revert --by G --since REV --dry-run` undid each commit against the files as they
+    are, not as the newer commits' undos would leave them: two edits of one note reported a
+    conflict (and exited 4) that the revert itself does not meet."""
+    cli = Cli(repo)
+    keep = create(cli, "Anchor", "Stays.", source="s")
+    cli.ok("commit")
+    since = git(repo, "rev-parse", "HEAD").strip()
+    if steps == "edits":
+        plan = create(cli, "Plan", "version 1", ghost="bob", source="s")
+        cli.ok("commit")
+        since = git(repo, "rev-parse", "HEAD").strip()
+    else:
+        plan = create(cli, "Plan", "version 1", ghost="alice", source="s")
+        cli.ok("commit")
+    for version in (2, 3):
+        cli.ok("note", "update", plan["id"], "--body", f"version {version}", ghost="alice")
+        cli.ok("commit")
+    if steps == "delete and edit":
+        cli.ok("note", "delete", plan["id"], ghost="alice")
+        cli.ok("commit")
+    args = ("revert", "--by", "alice", "--since", since)
+    dry = cli(*args, "--dry-run", ghost="alice")
+    done = cli(*args, ghost="alice")
+    assert dry.exit_code == done.exit_code, (dry.stdout, done.stdout)
+    shown, did = json.loads(dry.stdout), json.loads(done.stdout)
+    assert shown["restored"] == did["restored"] and shown["conflicts"] == did["conflicts"], (shown, did)
+    assert (repo / keep["path"]).is_file()
+    if steps == "edits":
+        assert done.exit_code == 0 and "version 1" in (repo / plan["path"]).read_text()
+
+
 def test_a_first_commit_credits_inits_example_notes_to_the_person(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -79,9 +79,10 @@ def revert(
     conflicts: list[dict[str, Any]] = [
         {"id": "", "path": path, "reason": UNPLACED_REASON} for path in dict.fromkeys(unplaced or ())
     ]
+    left: Left = {}  # a dry run writes nothing: what each step would leave, for the steps after
     for plan in plans:  # newest first: each undo sees the notes as the later ones left them
         for step in plan:
-            outcome = _undo(app, git, *step, dry_run)
+            outcome = _undo(app, git, *step, dry_run, left if dry_run else None)
             (conflicts if "reason" in outcome else restored).append(outcome)
     review = None
     if dry_run:
@@ -92,6 +93,7 @@ def revert(
 
 UNPLACED_REASON = "in no ghost's, project's or shared folder (lint names it): move it to one to undo it; not undone"
 Step = tuple[str | None, bytes | None, str | None, bytes | None]  # before path, bytes; after path, bytes
+Left = dict[str, tuple[str | None, bytes | None]]  # note id -> its path and bytes (None: deleted)
 
 
 def _plan(app: App, git: Git, sha: str, only: str | None = None, unplaced: list[str] | None = None) -> list[Step]:
@@ -132,7 +134,7 @@ def _undo(
     after_path: str | None,
     after: bytes | None,
     dry_run: bool,
-    left: dict[str, tuple[str, bytes]] | None = None,
+    left: Left | None = None,
 ) -> dict[str, Any]:
     """Take back one note's change from (before_path, before) to (after_path, after).
     `left` (a dry run of several steps): each note's path and bytes as the steps before
@@ -160,23 +162,28 @@ def _undo(
             return {"id": note_id, "path": now_path, "reason": "created by the commit and changed since; kept"}
         if not dry_run:
             delete_note(app, now_path or "")
+        if left is not None:
+            left[note_id] = (now_path, None)
         return {"id": note_id, "path": now_path, "action": "deleted"}
     if note_before is not None and note_after is None:  # deleted: put it back
         if current is not None:
             return {"id": note_id, "path": now_path, "action": "already there"}
         assert before_path is not None and before is not None
-        return _put_back(app, note_id, before_path, before, note_before.version, dry_run)
+        outcome = _put_back(app, note_id, before_path, before, note_before.version, dry_run)
+        if left is not None and "reason" not in outcome:
+            left[note_id] = (before_path, before)
+        return outcome
     if note_before is None or note_after is None or current is None or now_path is None:
         return {"id": note_id, "path": now_path or after_path, "reason": "not found now; nothing to undo"}
     merged = _merge(git, note_before, note_after, current, now_path)
     if isinstance(merged, str):
         return {"id": note_id, "path": now_path, "reason": merged}
     action = "unchanged since" if merged is None else "restored"
+    version = _version_of(current) + 1
+    final = _bump(merged, version) if merged is not None else current
     if left is not None:
-        left[note_id] = (now_path, merged or current)
+        left[note_id] = (now_path, final)  # as the write below leaves it, its version raised
     if merged is not None and not dry_run and stamp is not None:
-        version = _version_of(current) + 1
-        final = _bump(merged, version)
         store.replace_file(app.root, now_path, final, stamp)  # a Conflict if it changed since it was read
         record_written(app, now_path, final, version)
     if before_path and after_path and before_path != after_path and now_path == after_path:
@@ -278,7 +285,7 @@ def _note_to(app: App, git: Git, ref: str, rev: str, dry_run: bool) -> RevertRes
         return RevertResult(dry_run, [], [{"id": rec.id, "path": rec.path, "reason": reason}])
     restored: list[dict[str, Any]] = []
     conflicts: list[dict[str, Any]] = []
-    left: dict[str, tuple[str, bytes]] = {}  # a dry run writes nothing: what each step would leave
+    left: Left = {}  # a dry run writes nothing: what each step would leave
     for step in later:
         for change in _plan(app, git, step.sha, only=rec.id or ""):
             outcome = _undo(app, git, *change, dry_run, left if dry_run else None)
