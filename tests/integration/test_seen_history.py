@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -354,3 +355,117 @@ def test_a_note_a_person_published_from_bobs_private_notes_reads_as_the_persons(
         flags = [f["code"] for c in cli.ok("review", "HEAD", ghost="alice")["changes"] for f in c["flags"]]
         seen.append("person_lines" in flags)
     assert seen == [True, True]
+
+
+def trash_emptied(root: Path, bob: bool) -> Path:
+    """Alice's shared note says most of what bob's private note said, which bob deleted into
+    the trash; a person empties the trash and commits everything in one commit, and git's
+    --follow takes alice's note for bob's trashed file renamed."""
+    committed_vault(root)
+    cli = Cli(root)
+    text = "\n".join(f"Meeting line {i}: the quarterly planning went over item {i} in detail." for i in range(12))
+    if bob:
+        create(cli, "Plan", text + "\nBOB-ONLY: the price is 41 dollars a share.", ghost="bob", scope="private")
+        cli.ok("commit")
+        cli.ok("note", "delete", "Plan", ghost="bob")
+        cli.ok("commit")
+    create(cli, "Meeting", text)
+    shutil.rmtree(root / ".trash", ignore_errors=True)
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "empty the trash")
+    return root
+
+
+def test_a_note_git_takes_for_bobs_trashed_note_keeps_its_own_history(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A path in the trash read as a shared note's (found by an attacker's review): alice's
+    `get --at HEAD~1` returned bob's deleted private note, text and owner, and her history
+    listed his delete."""
+    for key, value in PERSON.items():
+        monkeypatch.setenv(key, value)
+    quiet, busy = trash_emptied(tmp_path / "quiet", False), trash_emptied(tmp_path / "busy", True)
+    assert re.search(r"^R\d+", git(busy, "log", "-1", "--name-status", "-M", "--format="), re.M)  # git pairs them
+    for args in (("history", "Meeting"), *(("get", "Meeting", "--at", f"HEAD~{n}") for n in range(3))):
+        told = [Cli(root)(*args, ghost="alice") for root in (quiet, busy)]
+        assert [r.exit_code for r in told] == [told[0].exit_code] * 2, args
+        assert "BOB-ONLY" not in told[1].stdout and ".trash" not in told[1].stdout, (args, told[1].stdout)
+        if args[0] == "history":
+            assert [v["kind"] for v in json.loads(told[1].stdout)["versions"]] == ["created"]
+    # a revert of the person's commit does not bring bob's trashed note back for alice
+    res = Cli(busy)("revert", "HEAD", "--dry-run", ghost="alice")
+    assert ".trash" not in res.stdout and "BOB-ONLY" not in res.stdout, res.stdout
+
+
+def rewritten(root: Path, bob: bool, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Alice's plan at 9, 10, 14 and 15 o'clock. Beside it, bob's private work that a person
+    rewrote away: committed at 11 and reset away at 12; stashed at 13; committed at 16 on a
+    line the person rebased alice's 15 o'clock commit onto at 17 (its committer time 17)."""
+    committed_vault(root)
+    main = git(root, "rev-parse", "--abbrev-ref", "HEAD").strip()
+    cli = Cli(root)
+
+    def at(hour: int) -> None:
+        for key in ("GIT_COMMITTER_DATE", "GIT_AUTHOR_DATE"):
+            monkeypatch.setenv(key, f"2026-01-01T{hour:02d}:00:00Z")
+
+    def plan(version: int, hour: int) -> None:
+        at(hour)
+        if version == 1:
+            create(cli, "Plan", "version 1", source="x")
+        else:
+            cli.ok("note", "update", "Plan", "--body", f"version {version}", ghost="alice")
+        cli.ok("commit")
+
+    plan(1, 9)
+    plan(2, 10)
+    if bob:
+        at(11)
+        create(cli, "Bob 11", "salary 200k", ghost="bob", scope="private", source="x")
+        cli.ok("commit")
+        at(12)
+        git(root, "reset", "-q", "--hard", "HEAD~1")
+        at(13)
+        create(cli, "Bob 13", "salary 210k", ghost="bob", scope="private", source="x")
+        git(root, "stash", "-q", "-u")
+    plan(3, 14)
+    plan(4, 15)
+    if bob:
+        git(root, "checkout", "-q", "-b", "side", "HEAD~1")
+        at(16)
+        create(cli, "Bob 16", "salary 220k", ghost="bob", scope="private", source="x")
+        cli.ok("commit")
+        git(root, "checkout", "-q", main)
+        at(17)
+        git(root, "rebase", "-q", "side")
+    for key in ("GIT_COMMITTER_DATE", "GIT_AUTHOR_DATE"):
+        monkeypatch.delenv(key)
+    return root
+
+
+def test_a_ghosts_dated_revision_is_its_own_line_by_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """git answers REF@{date} from the reflog: where REF pointed then, here — at 11:30 bob's
+    commit a person had since reset away, which alice was told "did not exist" of, and so
+    when it was made. To a ghost it is REF's line as it is now, by the time each of its
+    commits was written (a rebase re-dates the committer). A person's stash is no ghost's."""
+    for key, value in PERSON.items():
+        monkeypatch.setenv(key, value)
+    quiet, busy = rewritten(tmp_path / "quiet", False, monkeypatch), rewritten(tmp_path / "busy", True, monkeypatch)
+    main = git(busy, "rev-parse", "--abbrev-ref", "HEAD").strip()
+    asked: list[tuple[str, ...]] = [
+        ("get", PLAN, "--at", "stash"),
+        ("review", "stash"),
+        ("get", PLAN, "--at", "stash@{0}"),
+    ]
+    for hour in range(8, 18):
+        moment = f"2026-01-01T{hour:02d}:30:00Z"
+        for ref in (main, "HEAD", ""):
+            asked += [("get", PLAN, "--at", f"{ref}@{{{moment}}}"), ("review", f"{ref}@{{{moment}}}..HEAD")]
+        asked.append(("review", "--since", moment))
+    for args in asked:
+        assert answer(quiet, *args) == answer(busy, *args), args
+    code, (body, at) = answer(busy, "get", PLAN, "--at", f"{main}@{{2026-01-01T11:30:00Z}}")
+    assert (code, body.strip(), at) == (0, "version 2", "A2")
+    code, (body, at) = answer(busy, "get", PLAN, "--at", f"{main}@{{2026-01-01T15:30:00Z}}")
+    assert (code, body.strip(), at) == (0, "version 4", "A0")
+    assert Cli(busy).ok("get", PLAN, "--at", "stash")["body"].strip() == "version 2"  # a person's is git's

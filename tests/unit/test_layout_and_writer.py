@@ -45,6 +45,17 @@ from vaultmem.vault.writer import append_text, normalize_body, replace_section
         # ASCII only: KELVIN SIGN folds to "k" in Unicode, and no ghost's name holds it
         ("private/\u212alara/a.md", Location("private", owner="\u212alara")),
         ("pr\u0131vate/alice/a.md", Location("shared")),
+        # a note in the trash keeps the place it was deleted from (git's history of a
+        # trash path read bob's deleted private note as a shared one)
+        (".trash/20261129T105423946342Z/private/bob/a.md", Location("private", owner="bob")),
+        (".trash/20261129T105423Z/project/p1/a.md", Location("project", project="p1")),
+        (".trash/20261129T105423Z/shared/a.md", Location("shared")),
+        (".Trash/20261129T105423Z/Private/Bob/a.md", Location("private", owner="bob")),
+        (".trash/private/bob/a.md", Location("private", owner="bob")),  # a folder put there by hand
+        (".trash/a.md", Location("shared")),  # Obsidian's own delete keeps the name only
+        (".vaultmem/trash/20261129T105423Z/diary/bob/a.md", Location("diary", owner="bob")),
+        (".trash/20261129T105423Z/private/a.md", Location("private", placed=False)),
+        ("shared/.trash/20261129T105423Z/private/bob/a.md", Location("shared")),
     ],
 )
 def test_classify(relpath: str, location: Location) -> None:

@@ -20,11 +20,10 @@ from dataclasses import dataclass
 from vaultmem.errors import VaultmemError
 from vaultmem.paths import TRASH_RELPATH
 from vaultmem.services.commits import commit_paths
-from vaultmem.services.trash import DELETE_BATCH
 from vaultmem.vault import store
 from vaultmem.vault.frontmatter import split_document
 from vaultmem.vault.git import Git
-from vaultmem.vault.layout import utf8_name
+from vaultmem.vault.layout import DELETE_BATCH, utf8_name
 
 KEPT_MESSAGE = (
     "vaultmem sync: notes edited on one side and deleted on the other, brought back from .trash/\n\n"

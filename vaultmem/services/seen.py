@@ -31,16 +31,15 @@ _COMMIT_ID = re.compile(r"[0-9a-fA-F]{4,64}\Z")
 _POINTERS = frozenset({"", "HEAD", "@"})
 # HEAD@{3}, @{-2}: the reflog's Nth entry counts every commit made here, not a ghost's
 _COUNTED_ENTRY = re.compile(r"@\{\s*-?0*[1-9]\d*\s*\}")
+_NOT_DATES = frozenset({"u", "upstream", "push"})
 _GHOST_REVISION = (
     "a revision of the notes you may read: HEAD, a branch or tag, HEAD~N, REV@{date}, a commit that changed one"
 )
 
 
 def readable(app: App, path: str) -> bool:
-    """Whether the caller may read the note at a vault path; a note in the trash by the
-    place it was deleted from."""
-    if path.startswith(".trash/") and path.count("/") >= 2:
-        path = path.split("/", 2)[2]
+    """Whether the caller may read the note at a vault path (one in the trash by the place
+    it was deleted from: layout.classify)."""
     return app.can_read(classify(path))
 
 
@@ -71,14 +70,46 @@ def seen_or_before(app: App, git: Git, rev: str, history: History | None = None)
         if sha is None:
             raise none
     elif bare in _POINTERS or bare in _refs(git):
+        tip, moment = _dated(base)
         try:
-            sha = git.resolve(base)
+            sha = git.resolve(tip or "HEAD")
         except InvalidInput:
             raise none from None
+        if moment is not None:
+            at = _by_time(git, history, sha, moment)
+            if at is None:
+                return None
+            sha = at
     else:  # `x-g<id>` (git describe's names), `<id>@{0}`, a path: an id by another road
         raise none
     chain = history.chain(sha, back + 1)
     return chain[back] if back < len(chain) else None
+
+
+def _dated(base: str) -> tuple[str, str | None]:
+    """A ghost's `REF@{date}` as REF and the date. git reads it from the reflog: where REF
+    pointed then, in this clone, which may be a commit since reset, amended or rebased away
+    (one of another ghost's), and answering from it told that it had been there, and when.
+    To a ghost it is REF's line as it is now, by the time each commit was written. `@{u}`, `@{push}` and `@{0}`
+    name no time and stay as they are."""
+    selectors = list(REFLOG_SELECTOR.finditer(base))
+    if not selectors:
+        return base, None
+    last = selectors[-1]
+    inner = last.group(0)[2:-1].strip()
+    if inner.lower() in _NOT_DATES or inner.isdigit():
+        return base, None
+    return base[: last.start()] + base[last.end() :], inner
+
+
+def _by_time(git: Git, history: History, tip: str, moment: str) -> str | None:
+    """The last commit of the caller's history from `tip` written by `moment` (a date git reads)."""
+    limit = git.run("rev-parse", f"--before={moment}").strip()  # --min-age=<seconds>
+    seconds = int(limit.partition("=")[2]) if limit.startswith("--min-age=") else None
+    for sha in history.chain(tip, len(history.parents) + 1):
+        if seconds is None or history.time.get(sha, 0) <= seconds:
+            return sha
+    return None
 
 
 def seen_at(app: App, git: Git, sha: str | None) -> str | None:
@@ -101,13 +132,7 @@ def seen_parent(app: App, git: Git, sha: str, history: History | None = None) ->
 def seen_before(app: App, git: Git, head: str, moment: str) -> str | None:
     """The last commit of the caller's history from `head` committed by `moment` (a date
     git reads): a person's is git's `rev-list --before`, which may be another ghost's."""
-    limit = git.run("rev-parse", f"--before={moment}").strip()  # --min-age=<seconds>
-    seconds = int(limit.partition("=")[2]) if limit.startswith("--min-age=") else None
-    history = History(app, git)
-    for sha in history.chain(head, len(history.parents) + 1):
-        if seconds is None or history.time.get(sha, 0) <= seconds:
-            return sha
-    return None
+    return _by_time(git, History(app, git), head, moment)
 
 
 def split_steps(rev: str) -> tuple[str, int]:
@@ -128,9 +153,12 @@ def split_steps(rev: str) -> tuple[str, int]:
 
 
 def _refs(git: Git) -> set[str]:
-    """Every name a branch, tag or remote branch goes by (`main`, `refs/heads/main`)."""
+    """Every name a branch, tag or remote branch goes by (`main`, `refs/heads/main`); not a
+    person's stash (`stash` answering told a ghost there was stashed work, hidden or not)."""
     names: set[str] = set()
-    for ref in git.run("for-each-ref", "--format=%(refname)").splitlines():
+    for ref in git.run(
+        "for-each-ref", "--format=%(refname)", "refs/heads/", "refs/tags/", "refs/remotes/"
+    ).splitlines():
         names.add(ref)
         for prefix in ("refs/heads/", "refs/tags/", "refs/remotes/", "refs/"):
             if ref.startswith(prefix):
@@ -150,8 +178,13 @@ class History:
         self.app, self.git = app, git
         self.parents: dict[str, list[str]] = {}
         self.changed: dict[str, bool] = {}  # a commit of one parent: changed a note it may read
-        self.time: dict[str, int] = {}  # committer time, seconds
-        out = git.run("log", "--all", "--no-renames", "--name-only", "-z", "--format=%x1e%H%x1f%P%x1f%ct")
+        # author time, seconds: a person's rebase or amend keeps it and moves the committer
+        # time (a pull --rebase over another ghost's private commits re-dated alice's own)
+        self.time: dict[str, int] = {}
+        # the lines of branches, tags and remote branches (and a detached HEAD), as _refs:
+        # not a person's stash, whose commits hold the work it put aside, or other refs
+        lines = ["--branches", "--tags", "--remotes", *(["HEAD"] if git.has_head() else [])]
+        out = git.run("log", *lines, "--no-renames", "--name-only", "-z", "--format=%x1e%H%x1f%P%x1f%at")
         self._told: dict[str, bool] = {}  # by path: a long history names the same notes thousands of times
         for block in out.split("\x1e"):
             fields = block.split("\0")

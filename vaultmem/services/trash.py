@@ -9,18 +9,14 @@ restores only what it could see before the delete.
 from __future__ import annotations
 
 import os
-import re
 
 from vaultmem.errors import Ambiguous, Conflict, InvalidInput, NotFound
 from vaultmem.models import RestoreResult, Trashed, TrashList
 from vaultmem.paths import LEGACY_TRASH_RELPATH, TRASH_RELPATH
 from vaultmem.services.app import App
 from vaultmem.vault import store
-from vaultmem.vault.layout import classify, is_note_path
+from vaultmem.vault.layout import DELETE_BATCH, classify, is_note_path
 from vaultmem.vault.note import ParsedNote, parse_note
-
-# A delete's folder (vault/store.py trash_file): anything else in .trash/ is Obsidian's own.
-DELETE_BATCH = re.compile(r"^\d{8}T\d{6}\d*Z\Z")
 
 
 def _deleted_at(stamp: str) -> str:

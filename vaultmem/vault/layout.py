@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vaultmem.config import STATE_DIR, VaultConfig
-from vaultmem.paths import CONFIG_NAME
+from vaultmem.paths import CONFIG_NAME, LEGACY_TRASH_RELPATH, TRASH_RELPATH
 
 SCOPES = ("shared", "private", "project", "diary", "inbox")
 MAX_NOTE_BYTES = 2 * 1024 * 1024
@@ -39,6 +39,23 @@ class Location:
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
+# A delete's folder (vault/store.py trash_file): anything else in .trash/ is Obsidian's own.
+DELETE_BATCH = re.compile(r"^\d{8}T\d{6}\d*Z\Z")
+
+
+def in_trash(relpath: str) -> str | None:
+    """The place a note in the trash was deleted from: `.trash/<UTC time>/<path>` (vaultmem's
+    delete, and the older `.vaultmem/trash/`) the path, `.trash/<rest>` (Obsidian's) the
+    rest; None for a path not in the trash."""
+    for trash in (TRASH_RELPATH, LEGACY_TRASH_RELPATH):
+        depth = trash.count("/") + 1
+        parts = relpath.split("/")
+        if len(parts) > depth and "/".join(parts[:depth]).translate(_ASCII_LOWER) == trash:
+            rest = parts[depth:]
+            return "/".join(rest[1:] if len(rest) > 1 and DELETE_BATCH.match(rest[0]) else rest)
+    return None
+
+
 def classify(relpath: str) -> Location:
     """Scope, owner and project of a vault-relative POSIX path.
 
@@ -46,7 +63,13 @@ def classify(relpath: str) -> Location:
     Windows `Private/` *is* `private/`: the folder a person made in Finder is where the
     ghost's writes land, so `Private/alice/x.md` must be alice's, not a shared note; on a
     case-sensitive disk the same reading keeps a person's `Private/Alice/` private rather
-    than open to every ghost."""
+    than open to every ghost.
+
+    A note in the trash keeps the place it was deleted from: another ghost's private note
+    is still his there, in git's history of it and in a revert of it."""
+    held = in_trash(relpath)
+    if held is not None:
+        return classify(held)
     parts = relpath.split("/")
     top = parts[0].translate(_ASCII_LOWER)
     if len(parts) == 1 or top not in SCOPES:
