@@ -361,6 +361,8 @@ def test_a_dry_run_of_several_commits_follows_its_own_steps(repo: Path, steps: s
     assert (repo / keep["path"]).is_file()
     if steps == "edits":
         assert done.exit_code == 0 and "version 1" in (repo / plan["path"]).read_text()
+    if steps == "create and edits":  # undoing the edits raised its version: still the note made
+        assert done.exit_code == 0 and not (repo / plan["path"]).exists(), done.stdout
 
 
 def test_a_first_commit_credits_inits_example_notes_to_the_person(

@@ -158,7 +158,7 @@ def _undo(
     if note_before is None and note_after is not None:  # created: delete, unless changed since
         if current is None:
             return {"id": note_id, "path": after_path, "action": "already gone"}
-        if current != after:
+        if not _same_words(current, after):
             return {"id": note_id, "path": now_path, "reason": "created by the commit and changed since; kept"}
         if not dry_run:
             delete_note(app, now_path or "")
@@ -259,6 +259,24 @@ def _merge(git: Git, before: ParsedNote, after: ParsedNote, current: bytes, path
 def _version_of(data: bytes) -> int:
     parsed = parse_note("x.md", data)
     return parsed.version if isinstance(parsed, ParsedNote) else 0
+
+
+_BOOKKEEPING = ("version", "updated", "hash")
+
+
+def _same_words(a: bytes | None, b: bytes | None) -> bool:
+    """The same note but for what every vaultmem write sets (`_bump`): a revert of a note's
+    later edits raises its version, and the note its creation made is still that note."""
+    if a == b or a is None or b is None:
+        return a == b
+    x, y = parse_note("x.md", a), parse_note("x.md", b)
+    if not (isinstance(x, ParsedNote) and isinstance(y, ParsedNote)):
+        return False
+
+    def words(n: ParsedNote) -> tuple[dict[str, object], str]:
+        return {k: v for k, v in n.front_matter.items() if k not in _BOOKKEEPING}, normalize_body(n.body)
+
+    return words(x) == words(y)
 
 
 def _bump(data: bytes, version: int) -> bytes:
