@@ -461,6 +461,8 @@ def test_a_ghosts_dated_revision_is_its_own_line_by_time(tmp_path: Path, monkeyp
         moment = f"2026-01-01T{hour:02d}:30:00Z"
         for ref in (main, "HEAD", ""):
             asked += [("get", PLAN, "--at", f"{ref}@{{{moment}}}"), ("review", f"{ref}@{{{moment}}}..HEAD")]
+            # a second selector after the date had git read the date from the reflog again
+            asked += [("get", PLAN, "--at", f"{ref}@{{{moment}}}@{{{later}}}") for later in ("now", "", "-0")]
         asked.append(("review", "--since", moment))
     for args in asked:
         assert answer(quiet, *args) == answer(busy, *args), args
@@ -469,3 +471,43 @@ def test_a_ghosts_dated_revision_is_its_own_line_by_time(tmp_path: Path, monkeyp
     code, (body, at) = answer(busy, "get", PLAN, "--at", f"{main}@{{2026-01-01T15:30:00Z}}")
     assert (code, body.strip(), at) == (0, "version 4", "A0")
     assert Cli(busy).ok("get", PLAN, "--at", "stash")["body"].strip() == "version 2"  # a person's is git's
+
+
+def scratched(root: Path, bob: bool) -> Path:
+    """Alice's plan, then a scratch note she makes and deletes: nothing she can see changed.
+    Bob commits a private note on a line of his from before and merges her work into it,
+    his commit the merge's first parent; main moves to his merge."""
+    committed_vault(root)
+    main = git(root, "rev-parse", "--abbrev-ref", "HEAD").strip()
+    cli = Cli(root)
+    create(cli, "Plan", "version 1", source="x")
+    cli.ok("commit")
+    git(root, "branch", "bobs")
+    scratch = create(cli, "Scratch", "to be thrown away", source="x")
+    cli.ok("commit")
+    cli.ok("note", "delete", scratch["id"], ghost="alice")
+    cli.ok("commit")
+    if bob:
+        git(root, "checkout", "-q", "bobs")
+        create(cli, "Bob private", "salary 200k", ghost="bob", scope="private", source="x")
+        cli.ok("commit")
+        git(root, "merge", "-q", "--no-edit", main)
+        git(root, "checkout", "-q", main)
+        git(root, "merge", "-q", "--ff-only", "bobs")
+    return root
+
+
+def test_a_merge_the_same_as_both_parents_follows_the_ghosts_own_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by an attacker's review: bob's merge, the same as both its parents in what
+    alice may read, was walked through its first parent, bob's line, and skipped her
+    scratch note's two commits: her HEAD~1 was her plan, and HEAD~2 named no commit."""
+    for key, value in PERSON.items():
+        monkeypatch.setenv(key, value)
+    quiet, busy = scratched(tmp_path / "quiet", False), scratched(tmp_path / "busy", True)
+    assert len(git(busy, "rev-list", "--merges", "HEAD").split()) == 1
+    for n in range(4):
+        for args in (("get", PLAN, "--at", f"HEAD~{n}"), ("review", f"HEAD~{n}"), ("review", f"HEAD~{n}..HEAD")):
+            assert answer(quiet, *args) == answer(busy, *args), args
+    assert answer(busy, "get", PLAN, "--at", "HEAD~2")[0] == 0

@@ -51,8 +51,13 @@ from vaultmem.vault.writer import append_text, normalize_body, replace_section
         (".trash/20261129T105423Z/project/p1/a.md", Location("project", project="p1")),
         (".trash/20261129T105423Z/shared/a.md", Location("shared")),
         (".Trash/20261129T105423Z/Private/Bob/a.md", Location("private", owner="bob")),
-        (".trash/private/bob/a.md", Location("private", owner="bob")),  # a folder put there by hand
-        (".trash/a.md", Location("shared")),  # Obsidian's own delete keeps the name only
+        # Obsidian's own delete keeps a name only (a deleted folder's too): anyone's, so nobody's
+        (".trash/a.md", Location("shared", placed=False)),
+        (".trash/bob/a.md", Location("shared", placed=False)),
+        (".trash/private/bob/a.md", Location("shared", placed=False)),
+        (".trash/20261129t105423z/private/bob/a.md", Location("shared", placed=False)),
+        (".trash/20261129T105423Z/20261129t105423z/private/bob/a.md", Location("shared", placed=False)),
+        (".vaultmem/trash/bob/a.md", Location("shared", placed=False)),
         (".vaultmem/trash/20261129T105423Z/diary/bob/a.md", Location("diary", owner="bob")),
         (".trash/20261129T105423Z/private/a.md", Location("private", placed=False)),
         ("shared/.trash/20261129T105423Z/private/bob/a.md", Location("shared")),

@@ -62,9 +62,11 @@ def resolve_range(app: App, git: Git, rev: str | None, since: str | None, staged
         return Range(git.resolve("HEAD") if git.has_head() else None, STAGED, "HEAD..staged")
     if since:
         moment = _since(since)
-        base = git.run("rev-list", "-1", f"--before={moment}", "HEAD").strip() if git.has_head() else ""
-        if base and app.ghost is not None:  # the last commit of its own history by then
+        base = ""
+        if git.has_head() and app.ghost is not None:  # the last commit of its own history by then
             base = seen_before(app, git, git.resolve("HEAD"), moment) or ""
+        elif git.has_head():
+            base = git.run("rev-list", "-1", f"--before={moment}", "HEAD").strip()
         return Range(base or None, WORKTREE, f"since {since}..working tree")
     if rev and ".." in rev:
         a, _, b = rev.partition("..")

@@ -95,8 +95,11 @@ def _dated(base: str) -> tuple[str, str | None]:
     selectors = list(REFLOG_SELECTOR.finditer(base))
     if not selectors:
         return base, None
-    last = selectors[-1]
-    inner = last.group(0)[2:-1].strip()
+    inners = [m.group(0)[2:-1].strip() for m in selectors]
+    # one date, last: `main@{T}@{now}` would have git read `main@{T}` from the reflog
+    if any(inner.lower() not in _NOT_DATES for inner in inners[:-1]) or not inners[-1]:
+        raise InvalidInput(f"{base!r} is not {_GHOST_REVISION}")
+    last, inner = selectors[-1], inners[-1]
     if inner.lower() in _NOT_DATES or inner.isdigit():
         return base, None
     return base[: last.start()] + base[last.end() :], inner
@@ -235,15 +238,39 @@ class History:
         return self.changed.get(sha, False)
 
     def _same_parent(self, merge: str) -> str | None:
-        """The first parent a merge is the same as in what the caller may read, if any."""
+        """The parent a merge is the same as in what the caller may read, if any. Of several,
+        the one whose line holds the caller's newest commit, else the first: bob syncing
+        his private line with alice's work that came to nothing she can see (a note made
+        and deleted) is the same as both, and his first parent would skip her commits,
+        which without him are her line."""
         if merge not in self._same:
-            self._same[merge] = None
+            self._same[merge] = None  # while deciding: a cycle is no merge's
+            same = []
             for parent in self.parents[merge]:
                 names = self.git.run("diff", "--no-renames", "--name-only", "-z", parent, merge, "--", ".")
                 if not any(self.told(n) for n in names.split("\0") if n):
-                    self._same[merge] = parent
-                    break
+                    same.append(parent)
+            self._same[merge] = self._newest_line(same) if len(same) > 1 else (same[0] if same else None)
         return self._same[merge]
+
+    def _newest_line(self, parents: list[str]) -> str:
+        """The parent whose first commit of the caller's reaches every other's."""
+        firsts = {p: next(iter(self.chain(p, 1)), None) for p in parents}
+        for parent, first in firsts.items():
+            others = {f for p, f in firsts.items() if p != parent and f is not None and f != first}
+            if first is not None and others <= self._ancestors(first):
+                return parent
+        return parents[0]
+
+    def _ancestors(self, sha: str) -> set[str]:
+        seen: set[str] = set()
+        todo = [sha]
+        while todo:
+            for parent in self.parents.get(todo.pop(), []):
+                if parent not in seen:
+                    seen.add(parent)
+                    todo.append(parent)
+        return seen
 
 
 def may_be_told(app: App, path: str) -> bool:

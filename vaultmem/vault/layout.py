@@ -44,16 +44,23 @@ DELETE_BATCH = re.compile(r"^\d{8}T\d{6}\d*Z\Z")
 
 
 def in_trash(relpath: str) -> str | None:
-    """The place a note in the trash was deleted from: `.trash/<UTC time>/<path>` (vaultmem's
-    delete, and the older `.vaultmem/trash/`) the path, `.trash/<rest>` (Obsidian's) the
-    rest; None for a path not in the trash."""
+    """The place a note in the trash was deleted from, "" where the trash does not say, None
+    for a path not in the trash. vaultmem's delete keeps it: `.trash/<UTC time>/<path>` (and
+    the older `.vaultmem/trash/`). Obsidian's keeps a name only (`.trash/Plan.md`, or
+    `.trash/bob/Plan.md` for a deleted folder `private/bob/`), which may have been anyone's."""
     for trash in (TRASH_RELPATH, LEGACY_TRASH_RELPATH):
         depth = trash.count("/") + 1
         parts = relpath.split("/")
         if len(parts) > depth and "/".join(parts[:depth]).translate(_ASCII_LOWER) == trash:
             rest = parts[depth:]
-            return "/".join(rest[1:] if len(rest) > 1 and DELETE_BATCH.match(rest[0]) else rest)
+            if len(rest) < 2 or not DELETE_BATCH.match(rest[0]) or _LIKE_BATCH.match(rest[1]):
+                return ""
+            return "/".join(rest[1:])
     return None
+
+
+# a folder named like a delete's, in any case: not a place a note was deleted from
+_LIKE_BATCH = re.compile(r"\d{8}t\d{6}\d*z\Z", re.IGNORECASE)
 
 
 def classify(relpath: str) -> Location:
@@ -66,10 +73,11 @@ def classify(relpath: str) -> Location:
     than open to every ghost.
 
     A note in the trash keeps the place it was deleted from: another ghost's private note
-    is still his there, in git's history of it and in a revert of it."""
+    is still his there, in git's history of it and in a revert of it; one whose place the
+    trash does not say (Obsidian's) is nobody's, as a file loose in private/ is."""
     held = in_trash(relpath)
     if held is not None:
-        return classify(held)
+        return classify(held) if held else Location("shared", placed=False)
     parts = relpath.split("/")
     top = parts[0].translate(_ASCII_LOWER)
     if len(parts) == 1 or top not in SCOPES:
