@@ -226,11 +226,16 @@ def merged(root: Path, bob_commits: bool) -> Path:
     git(root, "checkout", "-q", main)
     cli.ok("note", "update", plan["id"], "--body", "version 2", ghost="alice")
     cli.ok("commit")
+    bobs_merge(root, main)
+    return root
+
+
+def bobs_merge(root: Path, main: str) -> None:
+    """Bob merges main into his line (his commit the first parent); main moves to his merge."""
     git(root, "checkout", "-q", "bobs")
     git(root, "merge", "-q", "--no-edit", main)
     git(root, "checkout", "-q", main)
     git(root, "merge", "-q", "--ff-only", "bobs")
-    return root
 
 
 def test_a_merge_that_brought_a_ghost_nothing_new_is_not_its_commit(
@@ -491,9 +496,7 @@ def scratched(root: Path, bob: bool) -> Path:
         git(root, "checkout", "-q", "bobs")
         create(cli, "Bob private", "salary 200k", ghost="bob", scope="private", source="x")
         cli.ok("commit")
-        git(root, "merge", "-q", "--no-edit", main)
-        git(root, "checkout", "-q", main)
-        git(root, "merge", "-q", "--ff-only", "bobs")
+        bobs_merge(root, main)
     return root
 
 

@@ -43,6 +43,10 @@ _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrst
 DELETE_BATCH = re.compile(r"^\d{8}T\d{6}\d*Z\Z")
 
 
+# a folder named like a delete's, in any case: not a place a note was deleted from
+_LIKE_BATCH = re.compile(r"\d{8}t\d{6}\d*z\Z", re.IGNORECASE)
+
+
 def in_trash(relpath: str) -> str | None:
     """The place a note in the trash was deleted from, "" where the trash does not say, None
     for a path not in the trash. vaultmem's delete keeps it: `.trash/<UTC time>/<path>` (and
@@ -57,10 +61,6 @@ def in_trash(relpath: str) -> str | None:
                 return ""
             return "/".join(rest[1:])
     return None
-
-
-# a folder named like a delete's, in any case: not a place a note was deleted from
-_LIKE_BATCH = re.compile(r"\d{8}t\d{6}\d*z\Z", re.IGNORECASE)
 
 
 def classify(relpath: str) -> Location:
