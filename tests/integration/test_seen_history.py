@@ -476,6 +476,9 @@ def test_a_ghosts_dated_revision_is_its_own_line_by_time(tmp_path: Path, monkeyp
     code, (body, at) = answer(busy, "get", PLAN, "--at", f"{main}@{{2026-01-01T15:30:00Z}}")
     assert (code, body.strip(), at) == (0, "version 4", "A0")
     assert Cli(busy).ok("get", PLAN, "--at", "stash")["body"].strip() == "version 2"  # a person's is git's
+    twice = f"{main}@{{2026-01-01T11:30:00Z}}@{{now}}~1"
+    refused = Cli(busy)("get", PLAN, "--at", twice, ghost="alice")
+    assert refused.exit_code != 0 and repr(twice) in refused.data["error"]["message"]  # named whole, steps too
 
 
 def scratched(root: Path, bob: bool) -> Path:

@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -299,6 +300,29 @@ def test_a_ghost_is_not_told_of_commits_that_touched_only_notes_hidden_from_it(c
     a.ok("sync", ghost="alice")
     shared = b.ok("sync", ghost="bob")
     assert shared["pulled"]["commits"] == 1 and shared["pulled"]["notes"] == 1
+
+
+def test_a_ghosts_sync_reads_its_history_once(clones: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """Each read is a `git log` of the whole repository; `from` and `to` read it twice."""
+    from vaultmem.services import seen
+
+    one, two = clones
+    a, b = Cli(one), Cli(two)
+    a.ok("sync")
+    b.ok("sync")
+    create(a, "A fact for both", "alice")
+    a.ok("sync", ghost="alice")
+    made: list[object] = []
+    real = seen.History.__init__
+
+    def counted(self: seen.History, *args: Any) -> None:
+        made.append(self)
+        real(self, *args)
+
+    monkeypatch.setattr(seen.History, "__init__", counted)
+    pulled = b.ok("sync", ghost="bob")["pulled"]
+    assert pulled["commits"] == 1 and pulled["from"] != pulled["to"]
+    assert len(made) == 1
 
 
 def test_a_merge_stopped_mid_way_is_named_and_undone_as_the_message_says(clones: tuple[Path, Path]) -> None:  # noqa: F811

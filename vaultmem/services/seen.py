@@ -70,7 +70,7 @@ def seen_or_before(app: App, git: Git, rev: str, history: History | None = None)
         if sha is None:
             raise none
     elif bare in _POINTERS or bare in _refs(git):
-        tip, moment = _dated(base)
+        tip, moment = _dated(base, rev)
         try:
             sha = git.resolve(tip or "HEAD")
         except InvalidInput:
@@ -86,7 +86,7 @@ def seen_or_before(app: App, git: Git, rev: str, history: History | None = None)
     return chain[back] if back < len(chain) else None
 
 
-def _dated(base: str) -> tuple[str, str | None]:
+def _dated(base: str, rev: str) -> tuple[str, str | None]:
     """A ghost's `REF@{date}` as REF and the date. git reads it from the reflog: where REF
     pointed then, in this clone, which may be a commit since reset, amended or rebased away
     (one of another ghost's), and answering from it told that it had been there, and when.
@@ -98,7 +98,7 @@ def _dated(base: str) -> tuple[str, str | None]:
     inners = [m.group(0)[2:-1].strip() for m in selectors]
     # one date, last: `main@{T}@{now}` would have git read `main@{T}` from the reflog
     if any(inner.lower() not in _NOT_DATES for inner in inners[:-1]) or not inners[-1]:
-        raise InvalidInput(f"{base!r} is not {_GHOST_REVISION}")
+        raise InvalidInput(f"{rev!r} is not {_GHOST_REVISION}")
     last, inner = selectors[-1], inners[-1]
     if inner.lower() in _NOT_DATES or inner.isdigit():
         return base, None
@@ -115,12 +115,12 @@ def _by_time(git: Git, history: History, tip: str, moment: str) -> str | None:
     return None
 
 
-def seen_at(app: App, git: Git, sha: str | None) -> str | None:
+def seen_at(app: App, git: Git, sha: str | None, history: History | None = None) -> str | None:
     """The commit the caller sees at `sha`: itself, or the last before it that changed a
     note it may read (None: none did)."""
     if sha is None or app.ghost is None:
         return sha
-    chain = History(app, git).chain(sha, 1)
+    chain = (history or History(app, git)).chain(sha, 1)
     return chain[0] if chain else None
 
 

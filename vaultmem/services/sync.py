@@ -34,7 +34,7 @@ from vaultmem.services.app import App
 from vaultmem.services.commits import commit_pending, pending_changes, refuse_mid_merge
 from vaultmem.services.crossings import Crossing, Kept, keep_crossed_edits, settle_double_deletes, unmerged
 from vaultmem.services.gitsetup import NOTES_ATTRIBUTE, driver_command
-from vaultmem.services.seen import may_be_told, seen_at, told
+from vaultmem.services.seen import History, may_be_told, seen_at, told
 from vaultmem.vault.git import Git, GitError
 from vaultmem.vault.layout import folded, is_note_path
 from vaultmem.vault.writers import held
@@ -86,9 +86,10 @@ def sync(
                 raise Conflict(f"push to {upstream} refused: {_said(exc, app)}") from None
     after = git.resolve("HEAD") if git.has_head() else None
     notes = _changed_notes(app, git, before, after)
+    history = History(app, git) if app.ghost is not None and after is not None else None  # once, for both ends
     pulled = {  # to a ghost, the commits of its own history there (services/seen.py)
-        "from": seen_at(app, git, before),
-        "to": seen_at(app, git, after),
+        "from": seen_at(app, git, before, history),
+        "to": seen_at(app, git, after, history),
         "commits": _pulled_commits(app, git, before, after, own),
         "notes": len(notes),
     }
