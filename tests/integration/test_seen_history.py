@@ -116,6 +116,21 @@ def test_a_ghost_steps_back_through_its_own_commits(vaults: tuple[Path, Path]) -
     assert Cli(busy).ok("get", PLAN, "--at", "HEAD~3")["body"].strip() == "version 2"
 
 
+def count_histories(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Every History built from now on (each one a `git log` of the whole repository)."""
+    from vaultmem.services import seen
+
+    made: list[object] = []
+    real = seen.History.__init__
+
+    def counted(self: seen.History, *a: Any) -> None:
+        made.append(self)
+        real(self, *a)
+
+    monkeypatch.setattr(seen.History, "__init__", counted)
+    return made
+
+
 @pytest.mark.parametrize(
     "args",
     [
@@ -131,16 +146,7 @@ def test_a_ghosts_revision_command_reads_its_history_once(
 ) -> None:
     """Each read is a `git log --all` of the whole repository: revert read it up to three
     times (its revision, --by's filter, the dry run's parent), review REV twice."""
-    from vaultmem.services import seen
-
-    made: list[object] = []
-    real = seen.History.__init__
-
-    def counted(self: seen.History, *a: Any) -> None:
-        made.append(self)
-        real(self, *a)
-
-    monkeypatch.setattr(seen.History, "__init__", counted)
+    made = count_histories(monkeypatch)
     _, busy = vaults
     res = Cli(busy)(*args, ghost="alice")
     assert res.exit_code == 0, res.stdout

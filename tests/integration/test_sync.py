@@ -9,12 +9,12 @@ import json
 import os
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.conftest import Cli
 from tests.integration.test_clones_merge import clones, front, git  # noqa: F401  (the fixture)
+from tests.integration.test_seen_history import count_histories
 from vaultmem.vault.frontmatter import split_document
 from vaultmem.vault.merge import has_conflict_markers
 
@@ -304,22 +304,13 @@ def test_a_ghost_is_not_told_of_commits_that_touched_only_notes_hidden_from_it(c
 
 def test_a_ghosts_sync_reads_its_history_once(clones: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
     """Each read is a `git log` of the whole repository; `from` and `to` read it twice."""
-    from vaultmem.services import seen
-
     one, two = clones
     a, b = Cli(one), Cli(two)
     a.ok("sync")
     b.ok("sync")
     create(a, "A fact for both", "alice")
     a.ok("sync", ghost="alice")
-    made: list[object] = []
-    real = seen.History.__init__
-
-    def counted(self: seen.History, *args: Any) -> None:
-        made.append(self)
-        real(self, *args)
-
-    monkeypatch.setattr(seen.History, "__init__", counted)
+    made = count_histories(monkeypatch)
     pulled = b.ok("sync", ghost="bob")["pulled"]
     assert pulled["commits"] == 1 and pulled["from"] != pulled["to"]
     assert len(made) == 1
