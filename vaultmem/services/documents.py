@@ -4,10 +4,10 @@ its links both ways as the caller resolves them."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vaultmem.errors import InvalidInput, NotFound
-from vaultmem.index.statedb import NoteRecord
+from vaultmem.index.statedb import Edge, NoteRecord
 from vaultmem.models import (
     Dangling,
     LinkIn,
@@ -23,21 +23,30 @@ from vaultmem.vault.attachments import Attachments
 from vaultmem.vault.comments import read as comments_of
 from vaultmem.vault.note import Unreadable, parse_note
 
+if TYPE_CHECKING:
+    from vaultmem.index.graph import ReaderLinks
+
+
+def edges_in(app: App, path: str, reader: ReaderLinks | None = None) -> list[Edge]:
+    """The links to the note at `path` as the caller resolves them (index/views.py): not one
+    that reaches it only because a note the caller cannot see is missing from its view, and
+    one that would reach another note, which the caller cannot see, instead. By source: the
+    db's row order follows when each link was last resolved, which a change to a hidden note
+    can shift."""
+    reader = reader or app.reader_links()
+    edges = [e for e in app.db.edges_to(path) if reader.dst(e) == path]
+    edges += [Edge(src, path, kind, "") for src, kind in reader.arrived.get(path, ())]
+    return sorted(edges, key=lambda e: (e.src, e.kind))
+
 
 def links_of(app: App, path: str) -> Links:
     """The links of the note at `path`, both ways, resolved among the notes the caller may
     see (index/views.py, the readers' links): a link whose target the caller cannot see points where it
     would if that note did not exist, or dangles."""
-    from vaultmem.index.statedb import Edge
-
     db = app.db
     reader = app.reader_links()
     out_edges = [replace(e, dst=reader.dst(e)) for e in db.edges_from(path)]
-    in_edges = [e for e in db.edges_to(path) if reader.dst(e) == path]
-    in_edges += [Edge(src, path, kind, "") for src, kind in reader.arrived.get(path, ())]
-    # By source: the db's row order follows when each link was last resolved, which a
-    # change to a hidden note can shift (the links out keep the order they are written in).
-    in_edges.sort(key=lambda e: (e.src, e.kind))
+    in_edges = edges_in(app, path, reader)
     related = db.by_paths({e.dst for e in out_edges if e.dst} | {e.src for e in in_edges})
 
     def visible(other_path: str | None) -> NoteRecord | None:

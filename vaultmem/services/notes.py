@@ -36,6 +36,7 @@ from vaultmem.services.checks import (
     parse_set,
     require_ghost,
 )
+from vaultmem.services.documents import edges_in
 from vaultmem.services.lookup import find_note, linked_note, location_of
 from vaultmem.services.revisions import check_expected, load_for_write, mutate, record_written, version_of
 from vaultmem.vault import store
@@ -405,7 +406,7 @@ def delete_note(app: App, ref: str, expect_version: int | None = None) -> Delete
             rec.path, loaded.note.version, version_of(app, rec, loaded.note, loaded.stamp.sha256), expect_version
         )
         expected = loaded.stamp
-    sources = app.db.by_paths({e.src for e in app.db.edges_to(rec.path) if e.kind != "parent" and e.src != rec.path})
+    sources = app.db.by_paths({e.src for e in edges_in(app, rec.path) if e.kind != "parent" and e.src != rec.path})
     linked_from = [
         linked_note(src)
         for _, src in sorted(sources.items())

@@ -21,6 +21,7 @@ from typing import Any
 from vaultmem.clock import note_time
 from vaultmem.clock import now as utc_now
 from vaultmem.errors import InvalidInput, NotFound
+from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import RevertResult
 from vaultmem.services.app import App, batched_writes
 from vaultmem.services.lookup import find_note, location_of
@@ -126,6 +127,15 @@ def _plan(app: App, git: Git, sha: str, only: str | None = None, unplaced: list[
     return steps
 
 
+def _now(app: App, shown: ParsedNote | None, after_path: str | None) -> NoteRecord | None:
+    """The note the change made, now: of those holding its id, one the caller may read
+    (another ghost's copy of the id must change nothing), the one at the commit's path first."""
+    if shown is None or not shown.id or shown.id_derived:
+        return None
+    holders = [r for r in app.db.by_id(shown.id) if app.can_read(location_of(r))]
+    return next((r for r in holders if r.path == after_path), holders[0] if holders else None)
+
+
 def _undo(
     app: App,
     git: Git,
@@ -146,7 +156,7 @@ def _undo(
     note_before = _parsed(before_path, before)
     shown = note_after or note_before
     note_id = shown.id if shown else ""
-    now_rec = next(iter(app.db.by_id(note_id)), None) if note_id and shown and not shown.id_derived else None
+    now_rec = _now(app, shown, after_path)
     if now_rec is not None and not app.can_write(location_of(now_rec)):
         # moved since where the caller may not write: for it the note is gone
         return {"id": note_id, "path": after_path or before_path, "reason": "not found now; nothing to undo"}

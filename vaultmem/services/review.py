@@ -30,8 +30,17 @@ from vaultmem.clock import now as utc_now
 from vaultmem.errors import InvalidInput
 from vaultmem.models import Change, Flag, ReviewResult
 from vaultmem.services.app import App
+from vaultmem.services.documents import edges_in
 from vaultmem.services.revisions import BOOKKEEPING as WRITE_STAMPS
-from vaultmem.services.seen import History, readable, seen_before, seen_commit, seen_or_before, seen_parent
+from vaultmem.services.seen import (
+    History,
+    readable,
+    seen_at,
+    seen_before,
+    seen_commit,
+    seen_or_before,
+    seen_parent,
+)
 from vaultmem.services.twins import Twins
 from vaultmem.vault.attachments import Attachments
 from vaultmem.vault.changes import NoteChange, Side, describe, scope_moved
@@ -322,6 +331,7 @@ class Flagger:
     def __init__(self, app: App, git: Git, rng: Range) -> None:
         self.app, self.git, self.rng = app, git, rng
         self._twins = Twins(app)
+        self._named: str | None = None
 
     def blocking(self, change: NoteChange, by: list[str]) -> list[Flag]:
         """The flags that block a commit: a secret added, a move across scopes by hand."""
@@ -376,9 +386,11 @@ class Flagger:
         added = {t.lower() for t in change.links_added}
         out = []
         files = Attachments(self.app.root, self.app.can_read)  # `![[pic.png]]`: there, not a note
+        reader = self.app.reader_links()  # where the caller's view sends each link (index/views.py)
         for edge in self.app.db.edges_from(change.path):
-            if edge.target.strip().lower() in added and (edge.dst is None or not self._seen([edge.dst])):
-                if edge.dst is None and files.resolves(edge.target, change.path):
+            dst = reader.dst(edge)
+            if edge.target.strip().lower() in added and (dst is None or not self._seen([dst])):
+                if dst is None and files.resolves(edge.target, change.path):
                     continue
                 out.append(edge.target.strip())
         return list(dict.fromkeys(out))
@@ -386,7 +398,7 @@ class Flagger:
     def _linked(self, change: NoteChange) -> str:
         """Which notes link to a deleted or moved note, in the caller's view."""
         if change.kind == "moved":
-            sources = [e.src for e in self.app.db.edges_to(change.path) if e.src != change.path]
+            sources = [e.src for e in edges_in(self.app, change.path) if e.src != change.path]
             seen = self._seen(sources)
             return f"{len(seen)} note{'s' if len(seen) != 1 else ''} link to it" if seen else ""
         old = change.old
@@ -450,4 +462,11 @@ class Flagger:
         if not person:
             return ""
         listed = ", ".join(str(n) for n in person[:5]) + ("…" if len(person) > 5 else "")
-        return f"changes lines a person wrote (line {listed} of the version at {str(self.rng.base)[:8]})"
+        return f"changes lines a person wrote (line {listed} of the version at {self._base_named()})"
+
+    def _base_named(self) -> str:
+        """The base commit as the caller may name it: to a ghost, the last of its own history
+        there, whose notes it may read are the same (the base may be another ghost's)."""
+        if self._named is None:
+            self._named = str(seen_at(self.app, self.git, self.rng.base))[:8]
+        return self._named
