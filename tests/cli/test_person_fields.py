@@ -66,6 +66,29 @@ def _agent(vault: Path, argv: list[str]) -> subprocess.Popen[str]:
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 
 
+def test_a_save_slower_than_the_wait_is_a_conflict(cli: Cli, vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by an attacker's probe: a save whose truncate and write lay further apart than
+    the wait (a large note, a network disk) had the agent write over the empty file (exit
+    0), and the editor's text, the note's id and title with it, went to a file no longer in
+    the vault. A note still empty a moment after it was emptied is now a conflict."""
+    from vaultmem.services import revisions
+
+    monkeypatch.setattr(revisions, "EMPTY_SETTLE_S", 0.2)  # the wait, short: the save outlasts it
+    cli.ok("note", "create", "--title", "Tomatoes", "--type", "fact", "--scope", "shared", "--body", WORDS.strip())
+    path = vault / "shared" / "Tomatoes.md"
+    saved = path.read_bytes() + b"Person new line.\n"
+    with path.open("r+b") as editor:
+        editor.truncate(0)
+        editor.flush()
+        res = cli("note", "update", "Tomatoes", "--append", "agent line", ghost="alice")
+        editor.seek(0)
+        editor.write(saved)
+    assert res.exit_code == 4 and "still be saving" in res.data["error"]["message"], res.stdout
+    assert path.read_bytes() == saved  # the person's save is the note
+    cli.ok("note", "update", "Tomatoes", "--append", "agent line", ghost="alice")  # the retry adds to it
+    assert path.read_text().count("Person new line.") == 1 and "agent line" in path.read_text()
+
+
 def test_an_empty_note_takes_an_addition(cli: Cli, vault: Path) -> None:
     """Obsidian's "new note" is an empty file: once it has stayed empty a moment, an agent
     adds to it without stating a version."""

@@ -110,8 +110,11 @@ def load_for_write(app: App, ref: str) -> Loaded:
 # An editor saving in place truncates the file, then writes it: a write landing in between
 # would put an agent's line in place of the whole note, and the editor's text would go to a
 # file no longer in the vault. An empty note changed this recently is waited on until it
-# has text or has stayed empty this long (Obsidian's "new note" is an empty file).
+# has text or has stayed empty this long (Obsidian's "new note" is an empty file); one
+# still empty and changed less than EMPTY_FRESH_S ago is a conflict (a slow save: a large
+# note, a network disk, a save hook), which the writer retries once the save is done.
 EMPTY_SETTLE_S = 2.0
+EMPTY_FRESH_S = 10.0
 
 
 def _settled(app: App, ref: str, loaded: Loaded) -> Loaded:
@@ -122,7 +125,15 @@ def _settled(app: App, ref: str, loaded: Loaded) -> Loaded:
     while stamp.size == 0 and time.time_ns() - stamp.mtime_ns < EMPTY_SETTLE_S * 1e9 and time.monotonic() < deadline:
         time.sleep(0.05)
         stamp = store.read_file(app.root, path)[1]
-    return loaded if stamp.sha256 == loaded.stamp.sha256 else load_for_write(app, ref)
+    if stamp.sha256 != loaded.stamp.sha256:
+        return load_for_write(app, ref)
+    age = (time.time_ns() - stamp.mtime_ns) / 1e9
+    if age < EMPTY_FRESH_S:
+        raise Conflict(
+            f"{path} is empty, changed {max(age, 0):.0f} s ago: an editor may still be saving it; "
+            f"retry in {EMPTY_FRESH_S:.0f} s; nothing written"
+        )
+    return loaded
 
 
 def holds_unseen_words(note: ParsedNote, now_at: int) -> bool:
