@@ -266,3 +266,16 @@ def test_a_note_whose_title_is_its_name_is_renamed_with_it(cli: Cli, vault: Path
     cli.ok("note", "move", made["id"], "New name")
     assert cli.ok("get", made["id"])["note"]["title"] == "New name"
     assert "title: New name" in (vault / "shared" / "New name.md").read_text(encoding="utf-8")
+
+
+def test_a_rename_to_a_title_another_note_holds_moves_nothing(cli: Cli, vault: Path) -> None:
+    """Found by an attacker's probe: the move was made, links rewritten, and only then the
+    note's new title found taken (exit 4, the note at its new name under its old title)."""
+    _note(vault, "shared/a/Gamma.md", "Gamma", "gamma")
+    _note(vault, "shared/b/Beta.md", "Beta", "the real beta")
+    (vault / "shared" / "Ref.md").write_text("see [[Gamma]]\n", encoding="utf-8")
+    before = {p: p.read_bytes() for p in (vault / "shared").rglob("*.md")}
+    for dry in ((), ("--dry-run",)):
+        res = cli("note", "move", "Gamma", "Beta", *dry)
+        assert res.exit_code == 4 and "nothing moved" in res.data["error"]["message"], res.stdout
+        assert {p: p.read_bytes() for p in (vault / "shared").rglob("*.md")} == before

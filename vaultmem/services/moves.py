@@ -20,7 +20,7 @@ from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import Move, MoveReport, WriteResult
 from vaultmem.services.app import App
 from vaultmem.services.lookup import find_note, location_of
-from vaultmem.services.notes import NotePatch, update_note
+from vaultmem.services.notes import NotePatch, ensure_unique_title, update_note
 from vaultmem.services.revisions import holds_unseen_words, record_written, version_of
 from vaultmem.vault import store
 from vaultmem.vault.frontmatter import split_document
@@ -318,9 +318,15 @@ def move_note(app: App, ref: str, target: str, *, dry_run: bool = False) -> Move
     taken = app.root / new
     if taken.exists() and not os.path.samefile(app.root / rec.path, taken):
         raise Conflict(f"{new} already exists; nothing moved")
-    report = apply_moves(app, {rec.path: new}, dry_run=dry_run)
     old_stem, new_stem = file_stem(rec.path), file_stem(new)
-    if not dry_run and rec.title == old_stem and new_stem != old_stem and _titled_in_file(app, new):
+    retitled = rec.title == old_stem and new_stem != old_stem and _titled_in_file(app, rec.path)
+    if retitled:  # refused before anything moves, not after (a shared title is one note's)
+        try:
+            ensure_unique_title(app, new_stem, location.scope, exclude_path=rec.path)
+        except Conflict as clash:
+            raise Conflict(f"{clash.message}; nothing moved", **clash.details) from None
+    report = apply_moves(app, {rec.path: new}, dry_run=dry_run)
+    if not dry_run and retitled:
         # Its title was its file name, as in Obsidian: a rename renames the note. A note
         # without a `title:` (a person's; one whose front matter is broken) takes its
         # title from the new name by itself: nothing to write, and no error after the move.
