@@ -232,6 +232,20 @@ def batched_writes(use_case: Callable[Concatenate[App, P], R]) -> Callable[Conca
     return run
 
 
+def naming(use_case: Callable[Concatenate[App, P], R]) -> Callable[Concatenate[App, P], R]:
+    """For a use case that checks a name is free (a shared title, a memory not yet written, a
+    capture not yet promoted) and takes it: run in the vault's naming turn, its catch-up
+    of the index inside it (vault/writers.py naming_turn)."""
+    from vaultmem.vault.writers import naming_turn
+
+    @functools.wraps(use_case)
+    def run(app: App, *args: P.args, **kwargs: P.kwargs) -> R:
+        with naming_turn(app.root):
+            return use_case(app, *args, **kwargs)
+
+    return run
+
+
 PERSON_ENV = "VAULTMEM_PERSON"
 
 

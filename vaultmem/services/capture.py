@@ -10,7 +10,7 @@ from vaultmem.clock import now as utc_now
 from vaultmem.errors import InvalidInput, NotFound
 from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import CaptureResult, InboxEntry, InboxList, PromoteResult
-from vaultmem.services.app import App, batched_writes
+from vaultmem.services.app import App, batched_writes, naming
 from vaultmem.services.lookup import find_note, location_of
 from vaultmem.services.notes import NewNote, create_note
 from vaultmem.services.revisions import check_expected, version_of
@@ -91,6 +91,7 @@ def list_inbox(app: App) -> InboxList:
 
 
 @batched_writes
+@naming
 def promote(
     app: App,
     ref: str,

@@ -18,7 +18,7 @@ from vaultmem.errors import Conflict, InvalidInput, NotFound, VaultmemError
 from vaultmem.index.resolve import NameEntry, Resolver
 from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import Move, MoveReport, WriteResult
-from vaultmem.services.app import App
+from vaultmem.services.app import App, naming
 from vaultmem.services.lookup import find_note, location_of
 from vaultmem.services.notes import NotePatch, ensure_unique_title, update_note
 from vaultmem.services.revisions import holds_unseen_words, record_written, version_of
@@ -301,6 +301,7 @@ def _target_path(app: App, rec: NoteRecord, target: str) -> str:
     return new
 
 
+@naming
 def move_note(app: App, ref: str, target: str, *, dry_run: bool = False) -> MoveReport:
     app.catch_up()
     rec = find_note(app.db, ref, app.can_write)
@@ -338,7 +339,19 @@ def update_named(
     app: App, ref: str, patch: NotePatch, expect_version: int | None = None, **options: bool
 ) -> WriteResult:
     """`note update` (services/notes.py update_note), and a note named after its title
-    renamed after its new one (follow_title): what the CLI and MCP run."""
+    renamed after its new one (follow_title): what the CLI and MCP run. A new title is
+    checked free and taken in the naming turn (vault/writers.py)."""
+    if patch.title is not None:
+        return _retitled(app, ref, patch, expect_version, **options)
+    return _updated(app, ref, patch, expect_version, **options)
+
+
+@naming
+def _retitled(app: App, ref: str, patch: NotePatch, expect_version: int | None = None, **options: bool) -> WriteResult:
+    return _updated(app, ref, patch, expect_version, **options)
+
+
+def _updated(app: App, ref: str, patch: NotePatch, expect_version: int | None, **options: bool) -> WriteResult:
     if patch.replaces_text:
         app.catch_up()
     old_title = find_note(app.db, ref, app.can_write).title if patch.replaces_text else None

@@ -22,7 +22,7 @@ from vaultmem.models import (
     ValidateResult,
     WriteResult,
 )
-from vaultmem.services.app import App
+from vaultmem.services.app import App, naming
 from vaultmem.services.checks import (
     NOT_REMOVABLE,
     WRITABLE_SCOPES,
@@ -164,6 +164,7 @@ def _resolve_parent(app: App, ref: str) -> NoteRecord:
         raise NotFound(f"parent {ref!r} not found") from None
 
 
+@naming
 def create_note(app: App, spec: NewNote, *, caught_up: bool = False) -> WriteResult:
     title = check_title(spec.title)
     note_type = check_type(app, spec.type)

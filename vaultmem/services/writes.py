@@ -33,7 +33,7 @@ from vaultmem.clock import iso, note_time
 from vaultmem.clock import now as utc_now
 from vaultmem.errors import InvalidInput, VaultmemError
 from vaultmem.models import IngestResult
-from vaultmem.services.app import App, batched_writes
+from vaultmem.services.app import App, batched_writes, naming
 from vaultmem.services.capture import capture_title
 from vaultmem.services.lookup import location_of
 from vaultmem.services.notes import NewNote, create_note
@@ -224,6 +224,7 @@ def _existing_duplicate(app: App, write: CheckedWrite) -> Any:
     return None
 
 
+@naming
 @batched_writes
 def ingest(app: App, items: list[Any], shared: bool = False, allow_secret: bool = False) -> IngestResult:
     app.catch_up()

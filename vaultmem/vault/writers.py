@@ -20,6 +20,7 @@ from __future__ import annotations
 import fcntl
 import functools
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -63,6 +64,31 @@ def held(root: Path, exclusive: bool = False, wait_s: float = WAIT_S, name: str 
         yield
     finally:
         os.close(fd)  # closing releases the lock
+
+
+# Checking that a name is free and taking it: two `note create --title Plan` at once each
+# found no "Plan" among the shared notes and both wrote one (then every `get Plan` was
+# ambiguous); two `write`s of one memory each found no duplicate; two promotions of one
+# capture each wrote its note. Such a write takes this turn, catches the index up inside
+# it and only then checks. Re-entered by a write inside another (ingest's creates).
+NAMES_LOCK_NAME = "names.lock"
+_turns = threading.local()
+
+
+@contextmanager
+def naming_turn(root: Path) -> Iterator[None]:
+    """This thread's turn, among vaultmem's writers, to check a name is free and take it."""
+    mine: set[str] = _turns.__dict__.setdefault("roots", set())
+    key = os.path.realpath(root)
+    if key in mine:
+        yield
+        return
+    with held(root, exclusive=True, name=NAMES_LOCK_NAME):
+        mine.add(key)
+        try:
+            yield
+        finally:
+            mine.discard(key)
 
 
 def swap_turn(root: Path) -> AbstractContextManager[None]:
