@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -136,6 +137,27 @@ def test_note_over_the_size_limit_is_refused_by_every_write(
     # the note is still there and still answers
     assert cli.ok("get", small["id"])["body"] == "x\n"
     assert cli("lint").exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["note", "create", "--title", "Z", "--type", "fact", "--scope", "shared", "--body-file", "/dev/zero"],
+        ["capture", "-"],
+        ["write", "-"],
+    ],
+)
+def test_an_endless_input_is_read_no_further_than_the_limit(vault: Path, command: list[str]) -> None:
+    """Found by an attacker's probe: `--body-file /dev/zero` (or stdin) was read whole, until
+    memory ran out: a traceback, or the process killed. A batch of writes is read up to
+    256 MiB (it holds many notes)."""
+    if not Path("/dev/zero").exists():
+        pytest.skip("no /dev/zero here")
+    argv = [sys.executable, "-m", "vaultmem", "--vault", str(vault), "--ghost", "alice", "--json", *command]
+    with open("/dev/zero", "rb") as endless:
+        env = {**os.environ, "VAULTMEM_NO_AUTOSTART": "1"}
+        done = subprocess.run(argv, stdin=endless, capture_output=True, text=True, timeout=300, env=env)
+    refused(Result(done.returncode, done.stdout, done.stderr), says="MiB is read")
 
 
 @pytest.mark.usefixtures("outside")

@@ -124,15 +124,33 @@ def _open_app(ctx: typer.Context, vault: Path | None, ghost: str | None, progres
     return app
 
 
-def read_stdin(what: str) -> str:
-    """All of stdin as UTF-8 text; other bytes are invalid input, not a crash."""
+# What a command reads from stdin or a file is read up to a bound, then refused: `--body-file
+# /dev/zero` read until memory ran out (a traceback, or the process killed). A note is at most
+# 2 MiB (vault/layout.py); a `write` batch holds many.
+TEXT_LIMIT = 2 * 1024 * 1024
+BATCH_LIMIT = 256 * 1024 * 1024
+
+
+def _bounded(stream: Any, what: str, limit: int) -> Any:
+    """`stream.read()`, refused past `limit` (bytes, or characters of a text stream)."""
+    from vaultmem.errors import InvalidInput
+
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        mib = limit // (1024 * 1024)
+        raise InvalidInput(f"{what} is over {mib} MiB: at most {mib} MiB is read; nothing written")
+    return data
+
+
+def read_stdin(what: str, limit: int = TEXT_LIMIT) -> str:
+    """All of stdin as UTF-8 text, up to `limit` bytes; other bytes are invalid input, not a crash."""
     from vaultmem.errors import InvalidInput
 
     stream = getattr(sys.stdin, "buffer", None)
     if stream is None:
-        return sys.stdin.read()
+        return str(_bounded(sys.stdin, what, limit))
     try:
-        return stream.read().decode("utf-8")
+        return _bounded(stream, what, limit).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InvalidInput(f"stdin is not valid UTF-8 (byte {exc.start}); {what} must be UTF-8 text") from None
 
@@ -144,13 +162,13 @@ def read_text_arg(value: str | None, what: str) -> str | None:
     return value
 
 
-def read_file_arg(path: str, what: str) -> str:
+def read_file_arg(path: str, what: str, limit: int = TEXT_LIMIT) -> str:
     from vaultmem.errors import InvalidInput
 
     if path == "-":
-        return read_stdin(what)
+        return read_stdin(what, limit)
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
+        with open(path, "rb") as fh:
+            return _bounded(fh, what, limit).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InvalidInput(f"cannot read {what} {path!r}: {exc}") from None

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from vaultmem.cli.common import (
+    BATCH_LIMIT,
     AllowSecretOpt,
     ExpectVersionOpt,
     GhostOpt,
@@ -162,7 +163,7 @@ def register(app: typer.Typer) -> None:
 
         if scope not in ("private", "shared"):
             raise InvalidInput(f"--scope must be private or shared, not {scope!r}")
-        items = parse_writes(read_file_arg(file, "memory writes"))
+        items = parse_writes(read_file_arg(file, "memory writes", BATCH_LIMIT))
         app_ = open_app(ctx, vault, ghost, model=model, reason=reason)
         result = ingest(app_, items, shared=scope == "shared", allow_secret=allow_secret)
         emit(result, json_mode(ctx, json_), _render_writes)
