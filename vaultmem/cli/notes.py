@@ -166,7 +166,10 @@ def register(app: typer.Typer) -> None:
         title: Annotated[str | None, typer.Option("--title", help="New title.")] = None,
         set_: Annotated[
             list[str] | None,
-            typer.Option("--set", help="KEY=VALUE front matter field (repeatable; empty VALUE removes)."),
+            typer.Option(
+                "--set",
+                help="KEY=VALUE front matter field, VALUE read as YAML (5, true, [a, b]) unless that would drop some of it (repeatable; empty VALUE removes).",
+            ),
         ] = None,
         add_tag: Annotated[list[str] | None, typer.Option("--add-tag", help="Add a tag (repeatable).")] = None,
         remove_tag: Annotated[list[str] | None, typer.Option("--remove-tag", help="Remove a tag (repeatable).")] = None,

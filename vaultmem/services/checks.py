@@ -101,6 +101,9 @@ def check_set_key(key: str) -> str:
     return key
 
 
+_COMMENT = re.compile(r"(?:^|\s)#")
+
+
 def parse_set(assignment: str) -> tuple[str, Any]:
     """`KEY=VALUE`; VALUE is read as YAML, so numbers, booleans and [lists] keep their type."""
     if "=" not in assignment:
@@ -108,9 +111,16 @@ def parse_set(assignment: str) -> tuple[str, Any]:
     key, raw = assignment.split("=", 1)
     key = check_set_key(key.strip())
     try:
-        value = load_yaml(f"v: {raw}")["v"] if raw.strip() else ""
+        read = load_yaml(f"v: {raw}") if raw.strip() else {"v": ""}
     except FrontMatterError:
-        value = raw
+        return key, raw
+    value = read["v"]
+    # Kept as the text given where YAML would drop or change some of it: a comment
+    # (`see issue #42` read as `see issue`), a line read as another key, lines folded into one
+    text = raw.strip()
+    quoted = text[:1] in ("'", '"', "|", ">")
+    if not quoted and (set(read) != {"v"} or _COMMENT.search(text) or (isinstance(value, str) and value != text)):
+        return key, text
     return key, value
 
 
