@@ -201,7 +201,21 @@ def _search_value(key: str, value: Any, default: int | float, warnings: list[str
             f"search.{key}: expected {'an integer' if isinstance(default, int) else 'a number'}, got {value!r}; ignored"
         )
         return None
+    low, high, span = SEARCH_RANGES.get(key, (-math.inf, math.inf, ""))
+    if not (low < value if key == "rrf_k" else low <= value) or value > high:
+        # a search refuses such a value from a flag; from the file, every search would
+        # fail with a message about a flag nobody passed
+        warnings.append(f"search.{key}: expected {span}, got {value!r}; ignored")
+        return None
     return type(default)(value)
+
+
+# The values a search takes (services/search.py refuses others from a flag or MCP)
+SEARCH_RANGES: dict[str, tuple[float, float, str]] = {
+    "max_results": (1, 200, "a number from 1 to 200"),
+    "graph_depth": (0, 5, "a number from 0 to 5"),
+    "rrf_k": (0, math.inf, "a number above 0"),
+}
 
 
 def parse_config(data: Mapping[str, Any]) -> VaultConfig:

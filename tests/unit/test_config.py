@@ -102,6 +102,16 @@ url = "http://127.0.0.1:8000"
         ("[search]\nrrf_k = 1.7", "search.rrf_k", ("search", SearchDefaults())),
         ("[search]\nmax_results = true", "search.max_results", ("search", SearchDefaults())),
         ("[search]\nbm25_weight = nan", "search.bm25_weight", ("search", SearchDefaults())),
+        # out of the range a search takes: every search failed, naming a flag never passed
+        (
+            "[search]\nmax_results = -5",
+            "search.max_results: expected a number from 1 to 200",
+            ("search", SearchDefaults()),
+        ),
+        ("[search]\nmax_results = 201", "search.max_results", ("search", SearchDefaults())),
+        ("[search]\nrrf_k = -60", "search.rrf_k: expected a number above 0", ("search", SearchDefaults())),
+        ("[search]\nrrf_k = 0", "search.rrf_k", ("search", SearchDefaults())),
+        ("[search]\ngraph_depth = 1000000", "search.graph_depth", ("search", SearchDefaults())),
         ("[search]\nbm25_weight = '2'", "search.bm25_weight", ("search", SearchDefaults())),
         ("[embedding]\nbackend = 'gpu'", "embedding.backend", ("embedding_backend", "auto")),
         ("[embedding]\nbackend = 5", "embedding.backend", ("embedding_backend", "auto")),
