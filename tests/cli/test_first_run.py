@@ -121,3 +121,20 @@ def test_index_prints_its_summary_on_a_terminal(tmp_path: Path) -> None:
     assert "added 3, updated 0, deleted 0, moved 0, unchanged 0" in drawn
     again = _run_in_terminal([str(VAULTMEM), "index"], root)
     assert "added 0, updated 0, deleted 0, moved 0, unchanged 3" in again
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
+def test_get_raw_shows_a_notes_escape_sequences_on_a_terminal(tmp_path: Path) -> None:
+    """Found by an attacker's probe: `get --raw` sent a note's escape sequences to the
+    terminal (clear the screen, set its title); to a pipe it is still the file as stored."""
+    vault = tmp_path / "v"
+    env = {**os.environ, "VAULTMEM_NO_AUTOSTART": "1"}
+    subprocess.run([VAULTMEM, "init", str(vault), "--no-examples", "--json"], check=True, capture_output=True, env=env)
+    text = "---\ntitle: esc\n---\n\x1b[2J\x1b]0;pwned\x07 body\n"
+    (vault / "shared" / "esc.md").write_text(text, encoding="utf-8")
+    shown = _run_in_terminal([VAULTMEM, "--vault", str(vault), "get", "esc", "--raw"], tmp_path)
+    assert "\x1b" not in shown and "\\x1b[2J" in shown
+    piped = subprocess.run(
+        [VAULTMEM, "--vault", str(vault), "get", "esc", "--raw"], capture_output=True, text=True, env=env
+    )
+    assert piped.stdout == text

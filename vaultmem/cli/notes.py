@@ -312,7 +312,10 @@ def register(app: typer.Typer) -> None:
         else:
             docs = [get_note(app_, ref, raw=raw, scope=scope, section=section, lines=lines) for ref in refs]
         if raw and not json_mode(ctx, json_):
-            sys.stdout.write("".join(doc.raw or "" for doc in docs))
+            text = "".join(doc.raw or "" for doc in docs)
+            # the file as stored, to a pipe or a file; on a terminal its escape sequences
+            # shown, not obeyed (they could clear the screen or set its title), as elsewhere
+            sys.stdout.write(clean(text) if sys.stdout.isatty() else text)
             return
         if len(docs) == 1:
             emit(docs[0], json_mode(ctx, json_), _render_note)
