@@ -472,3 +472,31 @@ def test_many_tags_to_filter_by_or_fields_to_set_are_invalid_input(vault: Path, 
     sets = [arg for i in range(201) for arg in ("--set", f"k{i}=v")]
     refused(cli("note", "update", made["id"], *sets), says="at most 200 fields")
     assert cli.ok("note", "update", made["id"], *sets[:400])["version"] == 2
+
+
+def test_a_folder_that_cannot_be_listed_is_named_by_lint(
+    vault: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by an attacker's probe: a folder without read permission was skipped without a
+    word (an unreadable file is reported), and its notes were missing from every index. The
+    permission is played by os.scandir, as root reads any folder. Another ghost's is not
+    named to a ghost."""
+    from vaultmem.vault import layout
+
+    write(vault, "shared/locked/in.md", "---\ntitle: In\n---\nlocked word\n")
+    write(vault, "private/bob/locked/in.md", "---\ntitle: Bob in\n---\nlocked word\n")
+    real = os.scandir
+
+    def scandir(path: Any) -> Any:
+        if str(path).endswith("/locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(layout.os, "scandir", scandir)
+
+    def named(ghost: str | None) -> list[str]:
+        problems = cli("lint", ghost=ghost).data["problems"]
+        return sorted(p["path"] for p in problems if p["code"] == "folder_unreadable")
+
+    assert named(None) == ["private/bob/locked", "shared/locked"]
+    assert named("alice") == ["shared/locked"]

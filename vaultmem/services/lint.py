@@ -29,6 +29,10 @@ from vaultmem.vault.secrets import file_text, find_secrets, scanner_version
 from vaultmem.vault.writer import edit_note_text
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1}
+SHUT_MESSAGE = (
+    "this folder cannot be read (its permissions): vaultmem does not index the notes in it, "
+    "and search does not find them; `chmod u+rx` it"
+)
 UNNAMED_MESSAGE = (
     "its name is not UTF-8 (each byte that is not shown as \ufffd): vaultmem skips it and Obsidian "
     "cannot open it; rename it (e.g. `mv` with the name as `ls` prints it)"
@@ -42,7 +46,8 @@ def lint_vault(app: App, fix: bool = False) -> LintReport:
     problems: list[Problem] = []
     notes: list[ParsedNote] = []
     unnamed: list[str] = []
-    for entry in walk_notes(app.root, unnamed=unnamed):
+    shut: list[str] = []
+    for entry in walk_notes(app.root, unnamed=unnamed, shut=shut):
         if app.ghost is not None and not app.can_read(classify(entry.relpath)):
             continue
         parsed = store.read_entry(app.root, entry)
@@ -74,6 +79,11 @@ def lint_vault(app: App, fix: bool = False) -> LintReport:
         Problem(path, "error", "name_not_utf8", UNNAMED_MESSAGE)
         for path in unnamed
         if app.ghost is None or app.can_read(classify(path))
+    )
+    problems.extend(
+        Problem(path, "error", "folder_unreadable", SHUT_MESSAGE)
+        for path in shut
+        if app.ghost is None or app.can_read(classify(f"{path}/note.md"))
     )
     files = Attachments(app.root, lambda loc: app.ghost is None or app.can_read(loc))
     problems.extend(

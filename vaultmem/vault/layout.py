@@ -167,18 +167,23 @@ def vault_of_its_own(relpath: str, path: str) -> bool:
     return os.path.isfile(os.path.join(path, CONFIG_NAME)) and not kept(classify(f"{relpath}/a/b/note.md"))
 
 
-def walk_notes(root: Path, strays: list[str] | None = None, unnamed: list[str] | None = None) -> Iterator[FileEntry]:
+def walk_notes(
+    root: Path, strays: list[str] | None = None, unnamed: list[str] | None = None, shut: list[str] | None = None
+) -> Iterator[FileEntry]:
     """Every candidate note file: a stat walk that never descends into ignored folders and
     never follows a symlinked folder. Symlinked files are yielded with `symlink=True`; the
     caller decides (they must resolve inside the vault). `strays`, when given, collects the
     vault-relative paths of write temp files (WRITE_TEMP_RE) met on the way; `unnamed` the
-    notes and folders whose names are not UTF-8 (utf8_name), as shown_name shows them."""
+    notes and folders whose names are not UTF-8 (utf8_name), as shown_name shows them;
+    `shut` the folders that could not be listed (no permission), whose notes are not met."""
     stack = [("", str(root))]
     while stack:
         prefix, path = stack.pop()
         try:
             it = os.scandir(path)
         except OSError:
+            if shut is not None and prefix:
+                shut.append(prefix.rstrip("/"))
             continue
         with it:
             for entry in it:
