@@ -10,7 +10,7 @@ import math
 import os
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -201,20 +201,22 @@ def _search_value(key: str, value: Any, default: int | float, warnings: list[str
             f"search.{key}: expected {'an integer' if isinstance(default, int) else 'a number'}, got {value!r}; ignored"
         )
         return None
-    low, high, span = SEARCH_RANGES.get(key, (-math.inf, math.inf, ""))
-    if not (low < value if key == "rrf_k" else low <= value) or value > high:
-        # a search refuses such a value from a flag; from the file, every search would
-        # fail with a message about a flag nobody passed
+    takes, span = SEARCH_RANGES.get(key, (lambda _: True, ""))
+    if not takes(value):
+        # a search refuses such a value from a flag or MCP (services/search.py); from the
+        # file, every search failed with a message about a flag nobody passed
         warnings.append(f"search.{key}: expected {span}, got {value!r}; ignored")
         return None
     return type(default)(value)
 
 
-# The values a search takes (services/search.py refuses others from a flag or MCP)
-SEARCH_RANGES: dict[str, tuple[float, float, str]] = {
-    "max_results": (1, 200, "a number from 1 to 200"),
-    "graph_depth": (0, 5, "a number from 0 to 5"),
-    "rrf_k": (0, math.inf, "a number above 0"),
+MAX_RESULTS = 200
+MAX_GRAPH_DEPTH = 5
+# The values a search takes, with how a warning names them
+SEARCH_RANGES: dict[str, tuple[Callable[[float], bool], str]] = {
+    "max_results": (lambda v: 1 <= v <= MAX_RESULTS, f"a number from 1 to {MAX_RESULTS}"),
+    "graph_depth": (lambda v: 0 <= v <= MAX_GRAPH_DEPTH, f"a number from 0 to {MAX_GRAPH_DEPTH}"),
+    "rrf_k": (lambda v: v > 0, "a number above 0"),
 }
 
 

@@ -8,6 +8,8 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -46,18 +48,26 @@ def test_a_note_an_editor_is_saving_in_place_keeps_both(cli: Cli, vault: Path, w
     else:
         cli.ok("note", "create", "--title", "Tomatoes", "--type", "fact", "--scope", "shared", "--body", WORDS.strip())
         path = vault / "shared" / "Tomatoes.md"
-    saved = path.read_bytes() + b"Person new line.\n"
-    with path.open("r+b") as editor:
-        editor.truncate(0)
-        editor.flush()
+    with saving_in_place(path):
         agent = _agent(vault, write)
         time.sleep(0.5)  # an editor between its truncate and its write
-        editor.seek(0)
-        editor.write(saved)
     out, err = agent.communicate(timeout=300)
     assert agent.returncode == 0, out + err
     text = path.read_text()
     assert "Person new line." in text and "agent line" in text
+
+
+@contextmanager
+def saving_in_place(path: Path) -> Iterator[bytes]:
+    """A person's editor saving in place: the file emptied on entry, its text and a line
+    of the person's (what is yielded) written through the same descriptor on exit."""
+    saved = path.read_bytes() + b"Person new line.\n"
+    with path.open("r+b") as editor:
+        editor.truncate(0)
+        editor.flush()
+        yield saved
+        editor.seek(0)
+        editor.write(saved)
 
 
 def _agent(vault: Path, argv: list[str]) -> subprocess.Popen[str]:
@@ -76,13 +86,8 @@ def test_a_save_slower_than_the_wait_is_a_conflict(cli: Cli, vault: Path, monkey
     monkeypatch.setattr(revisions, "EMPTY_SETTLE_S", 0.2)  # the wait, short: the save outlasts it
     cli.ok("note", "create", "--title", "Tomatoes", "--type", "fact", "--scope", "shared", "--body", WORDS.strip())
     path = vault / "shared" / "Tomatoes.md"
-    saved = path.read_bytes() + b"Person new line.\n"
-    with path.open("r+b") as editor:
-        editor.truncate(0)
-        editor.flush()
+    with saving_in_place(path) as saved:
         res = cli("note", "update", "Tomatoes", "--append", "agent line", ghost="alice")
-        editor.seek(0)
-        editor.write(saved)
     assert res.exit_code == 4 and "still be saving" in res.data["error"]["message"], res.stdout
     assert path.read_bytes() == saved  # the person's save is the note
     cli.ok("note", "update", "Tomatoes", "--append", "agent line", ghost="alice")  # the retry adds to it

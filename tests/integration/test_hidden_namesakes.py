@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Cli
+from tests.integration._vaults import note
 from tests.integration.test_git_review import PERSON, git, new_vault
 
 ID = "01JJ5E6RHXQAQPDH4AFAXRHEM3"
@@ -21,25 +22,19 @@ SHA = re.compile(r"\b[0-9a-f]{8,40}\b")
 STAMP = re.compile(r"\d{8}T\d{6,12}Z")
 
 
-def note(root: Path, path: str, front: str, body: str) -> None:
-    file = root / path
-    file.parent.mkdir(parents=True, exist_ok=True)
-    file.write_text(f"---\n{front}\n---\n{body}\n", encoding="utf-8")
-
-
 def vault(root: Path, bob: bool) -> Path:
     """A shared note titled "Canonical Summary" in a file named otherwise, with the given id,
     and a shared note linking to it by title; with `bob`, his private namesake holding the
     same id, by file name and by id."""
     new_vault(root)
-    note(root, "shared/canon-file.md", f"id: {ID}\ntitle: Canonical Summary\ntype: note\nscope: shared", "Pinot.")
-    note(root, "shared/Linker.md", "title: Linker\ntype: note\nscope: shared", "See [[Canonical Summary]].")
-    note(root, "shared/Cooking.md", "title: Cooking\ntype: note\nscope: shared", "Risotto.\nA person's line.")
+    note(root, "shared/canon-file.md", "Pinot.", id=ID, title="Canonical Summary", type="note", scope="shared")
+    note(root, "shared/Linker.md", "See [[Canonical Summary]].", title="Linker", type="note", scope="shared")
+    note(root, "shared/Cooking.md", "Risotto.\nA person's line.", title="Cooking", type="note", scope="shared")
     git(root, "init", "-q")
     git(root, "add", "-A")
     git(root, "commit", "-qm", "base")
     if bob:
-        note(root, "private/bob/Canonical Summary.md", f"id: {ID}\ntitle: Bob\ntype: note\nscope: private", "bob's")
+        note(root, "private/bob/Canonical Summary.md", "bob's", id=ID, title="Bob", type="note", scope="private")
         git(root, "add", "-A")
         git(root, "commit", "-qm", "bob's private work")  # HEAD: a commit alice may not name
     Cli(root).ok("index")

@@ -12,6 +12,7 @@ import json
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -287,6 +288,19 @@ def test_a_note_like_one_of_bobs_private_notes_keeps_its_own_history(
     assert seen[0][0] == 0
 
 
+def clock(monkeypatch: pytest.MonkeyPatch) -> Callable[[int | None], None]:
+    """`at(hour)`: the commits made after it are dated 2026-01-01 at that hour; `at(None)`: now."""
+
+    def at(hour: int | None) -> None:
+        for key in ("GIT_COMMITTER_DATE", "GIT_AUTHOR_DATE"):
+            if hour is None:
+                monkeypatch.delenv(key)
+            else:
+                monkeypatch.setenv(key, f"2026-01-01T{hour:02d}:00:00Z")
+
+    return at
+
+
 def crossed(root: Path, bob_commits: bool, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Alice commits v2 at 10:00; bob, whose clone still had v1, commits a private note at
     11:00 and merges at 12:00 (without it: nothing to merge). Dates are set, not waited for."""
@@ -294,9 +308,7 @@ def crossed(root: Path, bob_commits: bool, monkeypatch: pytest.MonkeyPatch) -> P
     main = git(root, "rev-parse", "--abbrev-ref", "HEAD").strip()
     cli = Cli(root)
 
-    def at(hour: int) -> None:
-        for key in ("GIT_COMMITTER_DATE", "GIT_AUTHOR_DATE"):
-            monkeypatch.setenv(key, f"2026-01-01T{hour:02d}:00:00Z")
+    at = clock(monkeypatch)
 
     at(9)
     plan = create(cli, "Plan", "version 1", source="x")
@@ -313,8 +325,7 @@ def crossed(root: Path, bob_commits: bool, monkeypatch: pytest.MonkeyPatch) -> P
         git(root, "checkout", "-q", main)
         at(12)
         git(root, "merge", "-q", "--no-edit", "bobs")
-    for key in ("GIT_COMMITTER_DATE", "GIT_AUTHOR_DATE"):
-        monkeypatch.delenv(key)
+    at(None)
     return root
 
 
@@ -416,9 +427,7 @@ def rewritten(root: Path, bob: bool, monkeypatch: pytest.MonkeyPatch) -> Path:
     main = git(root, "rev-parse", "--abbrev-ref", "HEAD").strip()
     cli = Cli(root)
 
-    def at(hour: int) -> None:
-        for key in ("GIT_COMMITTER_DATE", "GIT_AUTHOR_DATE"):
-            monkeypatch.setenv(key, f"2026-01-01T{hour:02d}:00:00Z")
+    at = clock(monkeypatch)
 
     def plan(version: int, hour: int) -> None:
         at(hour)
@@ -449,8 +458,7 @@ def rewritten(root: Path, bob: bool, monkeypatch: pytest.MonkeyPatch) -> Path:
         git(root, "checkout", "-q", main)
         at(17)
         git(root, "rebase", "-q", "side")
-    for key in ("GIT_COMMITTER_DATE", "GIT_AUTHOR_DATE"):
-        monkeypatch.delenv(key)
+    at(None)
     return root
 
 

@@ -125,16 +125,18 @@ def _open_app(ctx: typer.Context, vault: Path | None, ghost: str | None, progres
 
 
 # What a command reads from stdin or a file is read up to a bound, then refused: `--body-file
-# /dev/zero` read until memory ran out (a traceback, or the process killed). A note is at most
-# 2 MiB (vault/layout.py); a `write` batch holds many.
-TEXT_LIMIT = 2 * 1024 * 1024
+# /dev/zero` read until memory ran out (a traceback, or the process killed). A note's text is
+# read up to a note's size (vault/layout.py MAX_NOTE_BYTES); a `write` batch holds many.
 BATCH_LIMIT = 256 * 1024 * 1024
 
 
-def _bounded(stream: Any, what: str, limit: int) -> Any:
-    """`stream.read()`, refused past `limit` (bytes, or characters of a text stream)."""
+def _bounded(stream: Any, what: str, limit: int | None) -> Any:
+    """`stream.read()`, refused past `limit` (bytes, or characters of a text stream; None:
+    a note's size)."""
     from vaultmem.errors import InvalidInput
+    from vaultmem.vault.layout import MAX_NOTE_BYTES
 
+    limit = limit or MAX_NOTE_BYTES
     data = stream.read(limit + 1)
     if len(data) > limit:
         mib = limit // (1024 * 1024)
@@ -142,8 +144,9 @@ def _bounded(stream: Any, what: str, limit: int) -> Any:
     return data
 
 
-def read_stdin(what: str, limit: int = TEXT_LIMIT) -> str:
-    """All of stdin as UTF-8 text, up to `limit` bytes; other bytes are invalid input, not a crash."""
+def read_stdin(what: str, limit: int | None = None) -> str:
+    """All of stdin as UTF-8 text, up to `limit` bytes (None: a note's size); other bytes
+    are invalid input, not a crash."""
     from vaultmem.errors import InvalidInput
 
     stream = getattr(sys.stdin, "buffer", None)
@@ -162,7 +165,7 @@ def read_text_arg(value: str | None, what: str) -> str | None:
     return value
 
 
-def read_file_arg(path: str, what: str, limit: int = TEXT_LIMIT) -> str:
+def read_file_arg(path: str, what: str, limit: int | None = None) -> str:
     from vaultmem.errors import InvalidInput
 
     if path == "-":

@@ -168,7 +168,8 @@ def register(app: typer.Typer) -> None:
             list[str] | None,
             typer.Option(
                 "--set",
-                help="KEY=VALUE front matter field, VALUE read as YAML (5, true, [a, b]) unless that would drop some of it (repeatable; empty VALUE removes).",
+                help="KEY=VALUE front matter field, VALUE read as YAML (5, true, [a, b]) unless that "
+                "would drop some of it (repeatable; empty VALUE removes).",
             ),
         ] = None,
         add_tag: Annotated[list[str] | None, typer.Option("--add-tag", help="Add a tag (repeatable).")] = None,

@@ -26,7 +26,7 @@ from vaultmem.models import RevertResult
 from vaultmem.services.app import App, batched_writes
 from vaultmem.services.lookup import find_note, location_of
 from vaultmem.services.review import GHOST_EMAIL, Range, digest, is_note_path
-from vaultmem.services.revisions import record_written
+from vaultmem.services.revisions import BOOKKEEPING, record_written
 from vaultmem.services.seen import History, seen_commit, seen_or_before, seen_parent
 from vaultmem.vault import store
 from vaultmem.vault.changes import CHURN
@@ -271,9 +271,6 @@ def _version_of(data: bytes) -> int:
     return parsed.version if isinstance(parsed, ParsedNote) else 0
 
 
-_BOOKKEEPING = ("version", "updated", "hash")
-
-
 def _same_words(a: bytes | None, b: bytes | None) -> bool:
     """The same note but for what every vaultmem write sets (`_bump`): a revert of a note's
     later edits raises its version, and the note its creation made is still that note."""
@@ -284,7 +281,7 @@ def _same_words(a: bytes | None, b: bytes | None) -> bool:
         return False
 
     def words(n: ParsedNote) -> tuple[dict[str, object], str]:
-        return {k: v for k, v in n.front_matter.items() if k not in _BOOKKEEPING}, normalize_body(n.body)
+        return {k: v for k, v in n.front_matter.items() if k not in BOOKKEEPING}, normalize_body(n.body)
 
     return words(x) == words(y)
 

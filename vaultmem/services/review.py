@@ -468,5 +468,6 @@ class Flagger:
         """The base commit as the caller may name it: to a ghost, the last of its own history
         there, whose notes it may read are the same (the base may be another ghost's)."""
         if self._named is None:
-            self._named = str(seen_at(self.app, self.git, self.rng.base))[:8]
+            named = seen_at(self.app, self.git, self.rng.base)
+            self._named = named[:8] if named else "the start"
         return self._named

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from vaultmem import clock
+from vaultmem.config import MAX_GRAPH_DEPTH, MAX_RESULTS
 from vaultmem.errors import IndexBusy, InvalidInput, UsageError
 from vaultmem.index.documents import Filters
 from vaultmem.index.statedb import NoteRecord
@@ -26,7 +27,7 @@ from vaultmem.vault.store import read_note_bytes
 if TYPE_CHECKING:
     from vaultmem.index.embedder import Embedder
 
-MAX_LIMIT = 200
+MAX_LIMIT = MAX_RESULTS
 # How long a search waits for a model the watcher is loading: a load takes seconds (14 s on
 # a first run on a busy machine); one that takes longer than this is stuck, and BM25 answers.
 MODEL_WAIT_S = 120.0
@@ -106,8 +107,8 @@ def options_for(app: App, req: SearchRequest) -> SearchOptions:
     if not 1 <= limit <= MAX_LIMIT:
         raise InvalidInput(f"the limit (--limit; max_results over MCP) must be between 1 and {MAX_LIMIT}")
     depth = d.graph_depth if req.graph_depth is None else req.graph_depth
-    if not 0 <= depth <= 5:
-        raise InvalidInput("--graph-depth must be between 0 and 5")
+    if not 0 <= depth <= MAX_GRAPH_DEPTH:
+        raise InvalidInput(f"--graph-depth must be between 0 and {MAX_GRAPH_DEPTH}")
     rrf_k = float(d.rrf_k if req.rrf_k is None else req.rrf_k)
     if rrf_k <= 0:
         raise InvalidInput("--rrf-k must be positive")
