@@ -29,6 +29,9 @@ TRASH_RELPATH = ".trash"
 # git's lock on its index, in the git dir (not ours, though .vaultmem/ has one of that name):
 # sync and commit name it when a git stopped mid-way left it (services/commits.py).
 GIT_INDEX_LOCK = "index.lock"
+# In the git dir too: journal lines not yet committed, kept while sync has git merge and
+# put back after it (vault/journal_aside.py); left only by a sync killed mid-merge.
+GIT_JOURNAL_ASIDE = "vaultmem-journal-aside.json"
 
 # Derived state is the owner's alone (SPEC §3: it holds titles, paths and words of private notes).
 STATE_DIR_MODE = 0o700

@@ -187,16 +187,21 @@ class App:
         from vaultmem.clock import epoch
         from vaultmem.vault import journal
         from vaultmem.vault.layout import classify
+        from vaultmem.vault.writers import held
 
         at = journal.stamp(epoch())
-        if not upkeep:
-            journal.record(self.root, paths, at, self.ghost, self.model, self.reason, self.person, was)
-            return
-        owners: dict[str | None, list[str]] = {}
-        for path in paths:
-            owners.setdefault(classify(path).owner, []).append(path)
-        for owner, owned in owners.items():
-            journal.record(self.root, owned, at, owner, None, journal.UPKEEP_REASON, was=was)
+        # The writers' lock, shared: sync holds it alone while it sets journal lines not yet
+        # committed aside and git merges (vault/journal_aside.py); a line appended then would
+        # be cut off with them, or written over by git.
+        with held(self.root):
+            if not upkeep:
+                journal.record(self.root, paths, at, self.ghost, self.model, self.reason, self.person, was)
+                return
+            owners: dict[str | None, list[str]] = {}
+            for path in paths:
+                owners.setdefault(classify(path).owner, []).append(path)
+            for owner, owned in owners.items():
+                journal.record(self.root, owned, at, owner, None, journal.UPKEEP_REASON, was=was)
 
     @contextmanager
     def batch_writes(self) -> Iterator[None]:

@@ -11,7 +11,9 @@ driver, vault/merge.py), push. Safe in an agent's loop or cron:
   notes named (markers in their bodies only; `lint` names them too) — nothing is pushed;
   run as a ghost, a merge stopped on notes that ghost may not read is undone instead (it
   could not settle them, and would leave another ghost's note with markers in it);
-- a push the remote refuses because it moved meanwhile is retried after merging again.
+- a push the remote refuses because it moved meanwhile is retried after merging again;
+- journal lines not yet committed (another ghost's, run as a ghost) are set aside while
+  git merges and appended again after it (vault/journal_aside.py).
 
 Run with a ghost it commits that ghost's own changes only and names only notes it may
 read. A running watcher indexes the pull's burst of files in one reconcile (it waits while
@@ -36,6 +38,7 @@ from vaultmem.services.crossings import Crossing, Kept, keep_crossed_edits, sett
 from vaultmem.services.gitsetup import NOTES_ATTRIBUTE, driver_command
 from vaultmem.services.seen import History, may_be_told, seen_at, told
 from vaultmem.vault.git import Git, GitError
+from vaultmem.vault.journal_aside import put_back, set_aside
 from vaultmem.vault.layout import folded, is_note_path
 from vaultmem.vault.writers import held
 
@@ -53,6 +56,8 @@ def sync(
     and waits for it ("synced", "no_watcher", or why not); the front end that knows how to
     reach a watcher passes it."""
     git = Git.of(app.root)
+    with held(app.root, exclusive=True):  # a sync killed mid-merge left journal lines aside
+        put_back(git)
     refuse_mid_merge(git)
     upstream = _upstream(git)
     _ensure_driver(git)
@@ -181,11 +186,17 @@ def _merge(git: Git, upstream: str, app: App) -> Kept:
     ours = git.resolve("HEAD") if git.has_head() else None
     base = _merge_base(git, ours, upstream)
     with held(app.root, exclusive=True):  # no note written while git merges (vault/writers.py)
+        # other writers' journal lines not yet committed: git would refuse to merge into
+        # their files, and they are not this sync's to commit (vault/journal_aside.py)
+        aside = set_aside(git, upstream)
         try:
             git.run("merge", "--no-edit", "--quiet", upstream, env={"GIT_MERGE_AUTOEDIT": "no"})
         except GitError as exc:
             if not _settled(git):
                 _merge_failed(git, upstream, app, exc)
+        finally:
+            if aside:  # after the merge, or after it was refused or undone: the file as it was
+                put_back(git)
     return keep_crossed_edits(git, base, ours, upstream)  # a store write: the lock shared again
 
 

@@ -1,0 +1,170 @@
+"""Journal lines not yet committed, set aside while `sync` has git merge.
+
+A ghost's sync commits that ghost's own files only (services/sync.py), so another ghost's
+journal file (`.vaultmem-journal/bob/2026-11.jsonl`) may hold lines bob has not committed.
+git refuses to merge into a file with uncommitted changes: when the upstream had appended
+to the same file, alice's sync stopped ("git refused") until bob synced. The journal is
+append-only (vault/journal.py), so what is not committed is the lines after the committed
+text. Those lines are cut off before the merge and appended after it: the file is then the
+merged journal followed by the lines still bob's to commit. A merge that fails, or is
+undone, leaves the committed text, and the same lines follow it: the file as it was.
+
+No line is ever lost: the lines are written to a file in the git dir (fsynced) before a
+journal file is cut back, and that file is removed only once every line is back. A sync
+killed in between leaves it for the next sync to put back (`put_back`, which appends only
+what is not already at the end of a file). Nothing of the lines is reported: they may tell
+of another ghost's private notes (SPEC §3).
+
+A journal file whose text is not its committed text plus lines (edited by hand), or that a
+person staged, is left as it is: the merge then stops as it did before, naming nothing.
+Both functions run while sync holds the writers' lock alone (vault/writers.py), so no
+journal line is appended meanwhile (App.wrote takes it shared to journal).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from vaultmem.errors import Conflict
+from vaultmem.paths import GIT_JOURNAL_ASIDE
+from vaultmem.vault.git import Git, GitError
+from vaultmem.vault.journal import JOURNAL_DIR
+
+
+def set_aside(git: Git, upstream: str) -> dict[str, bytes]:
+    """Cuts back each journal file the merge of `upstream` may write whose uncommitted text
+    is lines appended to its committed text; returns repository path -> those lines, kept
+    in the git dir first. Lines an earlier sync left aside are put back before."""
+    put_back(git)
+    if not git.has_head():
+        return {}
+    theirs = set(_names(git, "diff", "--name-only", "--no-renames", "HEAD", upstream, "--", JOURNAL_DIR))
+    dirty = {path: tracked for path, tracked in _uncommitted(git).items() if path in theirs}
+    if not dirty:
+        return {}
+    bases = git.contents("HEAD", [_vault_path(git, p) for p, tracked in dirty.items() if tracked])
+    aside: dict[str, tuple[int, bytes]] = {}  # path -> (committed length, the lines after it)
+    for path, tracked in dirty.items():
+        base = (bases.get(_vault_path(git, path)) or b"") if tracked else b""
+        file = git.top / path
+        if file.is_symlink() or not file.is_file():
+            continue
+        now = file.read_bytes()
+        if len(now) > len(base) and now.startswith(base):
+            aside[path] = (len(base), now[len(base) :])
+    if not aside:
+        return {}
+    _cut_back(git, aside)
+    return {path: lines for path, (_, lines) in aside.items()}
+
+
+def put_back(git: Git) -> None:
+    """Appends the lines set aside (by this sync or one killed mid-way) to their files, each
+    block only where the file does not already end with it, then forgets them."""
+    kept = _kept_file(git)
+    try:
+        record = json.loads(kept.read_bytes())
+        lines = {str(path): base64.b64decode(data) for path, data in record["files"].items()}
+    except FileNotFoundError:
+        return
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise Conflict(
+            f"journal lines set aside during a merge cannot be read back from {kept} ({exc}): nothing was "
+            "merged or pushed. A person reads that file, appends its lines to their journal files, and removes it"
+        ) from None
+    try:
+        for path, block in lines.items():
+            file = git.top / path
+            if not _journal_path(path) or file.is_symlink():
+                continue  # not a journal file: never written through this record
+            now = file.read_bytes() if file.exists() else b""
+            if not now.endswith(block):
+                file.parent.mkdir(parents=True, exist_ok=True)
+                with open(file, "ab") as fh:
+                    fh.write(block)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+        kept.unlink()
+    except OSError as exc:  # the file's name is not said: it may be another ghost's journal
+        raise Conflict(
+            f"journal lines set aside during the merge could not be put back ({exc.strerror}); they are kept "
+            f"in {kept}, and the next `vaultmem sync` puts them back"
+        ) from None
+
+
+def _cut_back(git: Git, aside: dict[str, tuple[int, bytes]]) -> None:
+    """Each file back to its committed text, once the lines are kept; a failure puts back
+    what was cut, and nothing is merged."""
+    try:
+        _keep(git, {path: lines for path, (_, lines) in aside.items()})
+    except OSError as exc:
+        raise Conflict(
+            f"journal lines not yet committed could not be kept aside for the merge ({exc.strerror}): "
+            "nothing was merged or pushed"
+        ) from None
+    try:
+        for path, (length, _) in aside.items():
+            if length:
+                os.truncate(git.top / path, length)
+            else:
+                (git.top / path).unlink()  # untracked: git would refuse to write the upstream's file over it
+    except OSError as exc:
+        put_back(git)
+        raise Conflict(
+            f"journal lines not yet committed could not be set aside for the merge ({exc.strerror}): "
+            "nothing was merged or pushed"
+        ) from None
+
+
+def _uncommitted(git: Git) -> dict[str, bool]:
+    """Journal files changed in the work tree only (a person's staged change is theirs) ->
+    whether git tracks them (False: untracked, new since the last commit)."""
+    out = _names(git, "status", "--porcelain=v1", "--no-renames", "--untracked-files=all", "--", JOURNAL_DIR)
+    found = {}
+    for entry in out:  # "XY path": X the index's state, Y the work tree's
+        state, path = entry[:2], entry[3:]
+        if state in (" M", "??") and _journal_path(path) and git.vault_path(path) is not None:
+            found[path] = state == " M"
+    return found
+
+
+def _journal_path(repo_path: str) -> bool:
+    parts = repo_path.split("/")
+    return ".." not in parts and JOURNAL_DIR in parts and repo_path.endswith(".jsonl")
+
+
+def _vault_path(git: Git, repo_path: str) -> str:
+    return git.vault_path(repo_path) or repo_path
+
+
+def _names(git: Git, *args: str) -> list[str]:
+    """A git list of repository paths, NUL-separated so that no name comes back quoted."""
+    try:
+        out = git.run_bytes(*args[:1], "-z", *args[1:]).decode("utf-8", "surrogateescape")
+    except GitError:
+        return []  # then nothing is set aside, and the merge goes as it did
+    return [name for name in out.split("\0") if name]
+
+
+def _kept_file(git: Git) -> Path:
+    return Path(git.run("rev-parse", "--path-format=absolute", "--git-path", GIT_JOURNAL_ASIDE).strip())
+
+
+def _keep(git: Git, lines: dict[str, bytes]) -> None:
+    """The lines in the git dir, whole or not at all (a temporary file renamed), on disk
+    before any journal file is cut back."""
+    kept = _kept_file(git)
+    record = {"files": {path: base64.b64encode(block).decode("ascii") for path, block in lines.items()}}
+    fd, tmp = tempfile.mkstemp(prefix=kept.name + ".", dir=kept.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(json.dumps(record).encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, kept)
+    finally:
+        Path(tmp).unlink(missing_ok=True)  # left only when the rename did not happen
