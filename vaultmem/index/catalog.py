@@ -69,7 +69,7 @@ def pair_moves(
 
 
 # Bump when what a row records changes: every file is then read again once.
-PARSER_VERSION = "p4"  # p3: a conversation memory's `role`; p4: `former_ids`
+PARSER_VERSION = "p5"  # p3: a conversation memory's `role`; p4: `former_ids`; p5: links in properties
 
 
 def config_signature(config: VaultConfig) -> str:

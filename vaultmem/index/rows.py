@@ -77,7 +77,7 @@ def record_for(parsed: ParsedNote | Unreadable, entry: FileEntry, config: VaultC
         # The file's own version, counting an edited body; catch_up adds what only the
         # previous row knows (an edit of the front matter, repeated edits).
         version=effective_version(parsed.version, parsed.body_edited, None),
-        links=tuple(link.to_dict() for link in parsed.links),
+        links=tuple(link.to_dict() for link in parsed.graph_links),
         problems=tuple(p.to_dict() for p in problems),
         extra={
             "source": _text(fm.get("source")),

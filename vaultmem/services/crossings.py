@@ -92,7 +92,8 @@ _KEPT_BY_VAULTMEM = ("version", "updated", "hash")
 def _words(data: bytes | None) -> tuple[str, str]:
     """What a person or agent wrote in a note: its body without link targets and its front
     matter without the keys every write sets. A change vaultmem makes on its own (the
-    links a move or `fix-names` rewrites) is no edit to bring a deleted note back for."""
+    links a move or `fix-names` rewrites, in the body or in properties) is no edit to
+    bring a deleted note back for."""
     text = (data or b"").decode("utf-8", "replace").replace("\r\n", "\n")
     split = split_document(text)
     front = "\n".join(
@@ -100,7 +101,7 @@ def _words(data: bytes | None) -> tuple[str, str]:
         for line in (split.fm_text or "").split("\n")
         if not line.startswith(tuple(f"{k}:" for k in _KEPT_BY_VAULTMEM))
     )
-    return front, _LINK_TARGETS.sub("[[]]", split.body)
+    return _LINK_TARGETS.sub("[[]]", front), _LINK_TARGETS.sub("[[]]", split.body)
 
 
 def keep_crossed_edits(git: Git, base: str | None, ours: str | None, theirs: str) -> Kept:

@@ -161,7 +161,7 @@ def _cross_checks(
                 others = ", ".join(p for p in paths if p != path)
                 problems.append(Problem(path, "warning", "duplicate_title", f"title is also used by {others}"))
     resolver = Resolver(NameEntry(n.relpath, n.id, n.title, n.aliases) for n in notes)
-    sources = [LinkSource(n.relpath, tuple(link.to_dict() for link in n.links), n.parent) for n in notes]
+    sources = [LinkSource(n.relpath, tuple(link.to_dict() for link in n.graph_links), n.parent) for n in notes]
     for edge in compute_edges(resolver, sources):
         if edge.dst is None and (edge.kind == "parent" or not attached(edge.target, edge.src)):
             what = "parent" if edge.kind == "parent" else "link"

@@ -11,111 +11,21 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
 
 from vaultmem.errors import Conflict, InvalidInput, NotFound, VaultmemError
-from vaultmem.index.resolve import NameEntry, Resolver
 from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import Move, MoveReport, WriteResult
 from vaultmem.services.app import App, naming
 from vaultmem.services.lookup import find_note, location_of
 from vaultmem.services.notes import NotePatch, ensure_unique_title, update_note
+from vaultmem.services.relinker import Relinker
 from vaultmem.services.revisions import holds_unseen_words, record_written, version_of
 from vaultmem.vault import store
-from vaultmem.vault.frontmatter import split_document
+from vaultmem.vault.frontmatter import replace_front_matter, split_document
 from vaultmem.vault.layout import classify, is_note_path, reader_token, seen_by_readers_of
 from vaultmem.vault.note import ParsedNote, Unreadable, body_hash, file_stem, parse_note
-from vaultmem.vault.relink import (
-    attachment_hrefs,
-    folder_of,
-    link_spans,
-    markdown_target,
-    rebase_href,
-    replace_spans,
-    wiki_target,
-)
 from vaultmem.vault.writer import edit_note_text
-
-# --- which links change -----------------------------------------------------------------------
-
-
-def _obsidian_resolver(paths: Iterable[str]) -> Resolver:
-    """Obsidian resolves by path, folder suffix and file name only (no ids, titles, aliases)."""
-    return Resolver(NameEntry(p, "", "") for p in paths)
-
-
-@dataclass(frozen=True, slots=True)
-class Relinker:
-    """Link resolution before and after a set of moves."""
-
-    moves: Mapping[str, str]
-    before: Resolver
-    after: Resolver
-    obsidian_after: Resolver
-    short: bool  # may write a bare file name when it is unambiguous; else the vault path
-    # (note path, linked path) -> whether the note's text may name the linked note: a link
-    # that would name one hidden from some reader of the note stays as written
-    names_ok: Callable[[str, str], bool]
-
-    @classmethod
-    def build(
-        cls,
-        names: list[tuple[str, str, str, tuple[str, ...]]],
-        moves: Mapping[str, str],
-        short: bool,
-        names_ok: Callable[[str, str], bool] = lambda _source, _dst: True,
-    ) -> Relinker:
-        """`names`: the notes resolution may consider. A ghost's move passes the notes it
-        can see and `short=False`, so what it writes never depends on a note it cannot see."""
-        after = [(moves.get(p, p), i, t, a) for p, i, t, a in names]
-        return cls(
-            moves,
-            Resolver(NameEntry(*n) for n in names),
-            Resolver(NameEntry(*n) for n in after),
-            _obsidian_resolver(p for p, *_ in after),
-            short,
-            names_ok,
-        )
-
-    def _names(self, target: str, source: str, dst: str) -> bool:
-        """Whether wikilink text `target` from `source` means `dst` in vaultmem and in Obsidian."""
-        return self.after.resolve(target, source) == dst and self.obsidian_after.resolve(target, source) == dst
-
-    def rewrite(self, source: str, body: str) -> str:
-        """`body` of the note at `source` (its path before the moves) with its links kept
-        pointing where they pointed."""
-        new_source = self.moves.get(source, source)
-        replacements: dict[int, tuple[int, str]] = {}
-        if folder_of(source) != folder_of(new_source):
-            # Its own relative links to attachments (images, PDFs) follow it to the new folder.
-            for start, end, href in attachment_hrefs(body):
-                replacements[start] = (end, rebase_href(href, source, new_source))
-        for span in link_spans(body):
-            link = span.link
-            markdown = link.kind == "markdown" or (link.kind == "embed" and body[span.start - 1 : span.start] == "(")
-            dst = self.before.resolve(link.target, source, relative=markdown)
-            if dst is None:
-                continue
-            new_dst = self.moves.get(dst, dst)
-            if (dst != new_dst or source != new_source) and not self.names_ok(new_source, new_dst):
-                continue
-            if markdown:
-                if dst == new_dst and source == new_source:
-                    continue
-                text = markdown_target(new_source, new_dst, span.angle)
-            else:
-                if dst == new_dst or link.target in self.before.by_id or link.target.lower() in self.before.by_id:
-                    continue  # not moved, or linked by id (ids never change)
-                if self._names(link.target, new_source, new_dst):
-                    continue
-                short = wiki_target(new_dst, True)
-                alike = self.short and self._names(short, new_source, new_dst)
-                text = short if alike else wiki_target(new_dst, False)
-            if body[span.start : span.end] != text:
-                replacements[span.start] = (span.end, text)
-        return replace_spans(body, replacements) if replacements else body
-
 
 # --- moving files ---------------------------------------------------------------------------
 
@@ -125,13 +35,14 @@ def _linking_sources(app: App, moves: Mapping[str, str], operator: bool) -> list
     markdown links), and those linking to a moved note — as the whole vault resolves the
     links (for the notes the mover cannot see) and as the mover does (index/views.py):
     a link of a note it sees may reach the moved note only in its view, because the note it
-    reaches among all notes is hidden from it. Missing those would tell it so."""
+    reaches among all notes is hidden from it. Missing those would tell it so. A child
+    counts: its `parent` may be a link (`parent: "[[Note]]"`), which Obsidian rewrites."""
     sources = set(moves)
     reader = None if operator else app.reader_links()
     for old in moves:
-        sources.update(e.src for e in app.db.edges_to(old) if e.kind != "parent")
+        sources.update(e.src for e in app.db.edges_to(old))
         if reader is not None:
-            sources.update(src for src, kind in reader.arrived.get(old, ()) if kind != "parent")
+            sources.update(src for src, _kind in reader.arrived.get(old, ()))
     return sorted(sources)
 
 
@@ -145,13 +56,16 @@ def _rewritten(app: App, relinker: Relinker, source: str) -> tuple[str, str] | N
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None  # never rewrite bytes we cannot read back exactly
-    body = split_document(text).body
+    split = split_document(text)
+    body = split.body
     if not text.endswith(body):
         return None
-    new_body = relinker.rewrite(source, body)
-    if new_body == body:
-        return None
-    return text, text[: len(text) - len(body)] + new_body
+    head = text[: len(text) - len(body)]
+    if split.fm_text:
+        new_fm = relinker.rewrite_properties(source, split.fm_text)
+        head = replace_front_matter(head, new_fm) if new_fm != split.fm_text else head
+    new_text = head + relinker.rewrite(source, body)
+    return None if new_text == text else (text, new_text)
 
 
 def apply_moves(app: App, moves: Mapping[str, str], *, dry_run: bool, operator: bool = False) -> MoveReport:

@@ -31,7 +31,7 @@ CODE = "not_a_file_name"
 def _misses(note: ParsedNote, resolver: Resolver, files: Resolver) -> list[tuple[str, str, str | None]]:
     """(target, the note vaultmem resolves it to, the note Obsidian does or None), once each."""
     out: dict[str, tuple[str, str, str | None]] = {}
-    for link in note.links:
+    for link in note.links:  # the body's, which `--fix` writes; a property's stays as typed
         if link.kind == "markdown" or link.target.lower() in out:
             continue
         dst = resolver.resolve(link.target, note.relpath)

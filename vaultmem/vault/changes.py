@@ -147,7 +147,7 @@ def _front_matter(change: NoteChange, before: ParsedNote | None, after: ParsedNo
     if before is None or after is None:
         if after is not None:
             change.tags_added = list(after.tags)
-            change.links_added = sorted({link.target for link in after.links})
+            change.links_added = sorted({link.target for link in after.graph_links})
         return
     for key in dict.fromkeys([*old, *new]):
         if key in CHURN or key in ("tags", "comments"):
@@ -156,8 +156,8 @@ def _front_matter(change: NoteChange, before: ParsedNote | None, after: ParsedNo
             change.properties[key] = [old.get(key), new.get(key)]
     change.tags_added = [t for t in after.tags if t not in before.tags]
     change.tags_removed = [t for t in before.tags if t not in after.tags]
-    old_links = {link.target for link in before.links}
-    new_links = {link.target for link in after.links}
+    old_links = {link.target for link in before.graph_links}
+    new_links = {link.target for link in after.graph_links}
     change.links_added = sorted(new_links - old_links)
     change.links_removed = sorted(old_links - new_links)
     # by what a comment says, not its form: an old nested list rewritten is no new comment

@@ -406,6 +406,18 @@ class FrontMatterEditor:
         return out
 
 
+def replace_front_matter(text: str, fm_text: str) -> str:
+    """`text` with its front matter text (`split_document`'s `fm_text`) replaced: its `---`
+    lines, a BOM and the body keep their bytes. A text without front matter is returned as is."""
+    bom = "\ufeff" if text.startswith("\ufeff") else ""
+    rest = text[len(bom) :]
+    opened = _OPEN_RE.match(rest)
+    close = _CLOSE_RE.search(rest, opened.end()) if opened else None
+    if opened is None or close is None:
+        return text
+    return bom + rest[: opened.end()] + fm_text + rest[close.start() :]
+
+
 def compose_document(fm_text: str | None, body: str, newline: str = "\n", bom: bool = False) -> str:
     """Join front matter text and body into the file's text."""
     prefix = "\ufeff" if bom else ""

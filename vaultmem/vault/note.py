@@ -20,6 +20,7 @@ from vaultmem.vault.frontmatter import FrontMatterError, SplitDocument, load_yam
 from vaultmem.vault.ids import derived_id
 from vaultmem.vault.layout import MAX_NOTE_BYTES, Location, classify
 from vaultmem.vault.markdown import Link, extract_links, extract_tags, normalize_tag, strip_code
+from vaultmem.vault.property_links import property_links
 
 # The canonical order in which vaultmem writes front matter keys (SPEC §2).
 CANONICAL_KEYS: tuple[str, ...] = (
@@ -42,13 +43,19 @@ class ParsedNote:
     body: str
     tags: tuple[str, ...]  # front matter tags, then inline tags, de-duplicated
     aliases: tuple[str, ...]
-    links: tuple[Link, ...]
+    links: tuple[Link, ...]  # the body's
     problems: tuple[Problem, ...]
     content_hash: str  # sha256 of the file bytes
     fm_ok: bool = True  # False when the front matter was unusable (note degraded)
     newline: str = "\n"
     bom: bool = False
     fm_text: str | None = None
+    property_links: tuple[Link, ...] = ()  # `related: "[[Note]]"` (vault/property_links.py)
+
+    @property
+    def graph_links(self) -> tuple[Link, ...]:
+        """The note's links as Obsidian counts them: the body's, then its properties'."""
+        return self.links + self.property_links
 
     @property
     def scope(self) -> str:
@@ -250,6 +257,7 @@ def parse_note(relpath: str, data: bytes) -> ParsedNote | Unreadable:
         newline=split.newline,
         bom=split.bom,
         fm_text=split.fm_text,
+        property_links=tuple(property_links(front)),
     )
 
 

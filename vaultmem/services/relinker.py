@@ -1,0 +1,119 @@
+"""Which links a move changes, and to what (`note move`, `fix-names`). Pure.
+
+Obsidian's "automatically update internal links": only the target part of a link changes,
+in the body (vault/relink.py) and in properties (vault/property_links.py); a link that
+still names the note in a way that resolves (a title that is now the file name, an id) is
+left alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+from vaultmem.index.resolve import NameEntry, Resolver
+from vaultmem.vault.markdown import Link
+from vaultmem.vault.property_links import property_spans, relinked_properties
+from vaultmem.vault.relink import (
+    attachment_hrefs,
+    folder_of,
+    link_spans,
+    markdown_target,
+    rebase_href,
+    replace_spans,
+    wiki_target,
+)
+
+
+def _obsidian_resolver(paths: Iterable[str]) -> Resolver:
+    """Obsidian resolves by path, folder suffix and file name only (no ids, titles, aliases)."""
+    return Resolver(NameEntry(p, "", "") for p in paths)
+
+
+@dataclass(frozen=True, slots=True)
+class Relinker:
+    """Link resolution before and after a set of moves."""
+
+    moves: Mapping[str, str]
+    before: Resolver
+    after: Resolver
+    obsidian_after: Resolver
+    short: bool  # may write a bare file name when it is unambiguous; else the vault path
+    # (note path, linked path) -> whether the note's text may name the linked note: a link
+    # that would name one hidden from some reader of the note stays as written
+    names_ok: Callable[[str, str], bool]
+
+    @classmethod
+    def build(
+        cls,
+        names: list[tuple[str, str, str, tuple[str, ...]]],
+        moves: Mapping[str, str],
+        short: bool,
+        names_ok: Callable[[str, str], bool] = lambda _source, _dst: True,
+    ) -> Relinker:
+        """`names`: the notes resolution may consider. A ghost's move passes the notes it
+        can see and `short=False`, so what it writes never depends on a note it cannot see."""
+        after = [(moves.get(p, p), i, t, a) for p, i, t, a in names]
+        return cls(
+            moves,
+            Resolver(NameEntry(*n) for n in names),
+            Resolver(NameEntry(*n) for n in after),
+            _obsidian_resolver(p for p, *_ in after),
+            short,
+            names_ok,
+        )
+
+    def _names(self, target: str, source: str, dst: str) -> bool:
+        """Whether wikilink text `target` from `source` means `dst` in vaultmem and in Obsidian."""
+        return self.after.resolve(target, source) == dst and self.obsidian_after.resolve(target, source) == dst
+
+    def _target(self, link: Link, source: str, markdown: bool, angle: bool = False) -> str | None:
+        """The new target text of a link of the note at `source` (its path before the
+        moves), or None when the link stays as written."""
+        new_source = self.moves.get(source, source)
+        dst = self.before.resolve(link.target, source, relative=markdown)
+        if dst is None:
+            return None
+        new_dst = self.moves.get(dst, dst)
+        if (dst != new_dst or source != new_source) and not self.names_ok(new_source, new_dst):
+            return None
+        if markdown:
+            if dst == new_dst and source == new_source:
+                return None
+            return markdown_target(new_source, new_dst, angle)
+        if dst == new_dst or link.target in self.before.by_id or link.target.lower() in self.before.by_id:
+            return None  # not moved, or linked by id (ids never change)
+        if self._names(link.target, new_source, new_dst):
+            return None
+        short = wiki_target(new_dst, True)
+        return short if self.short and self._names(short, new_source, new_dst) else wiki_target(new_dst, False)
+
+    def rewrite(self, source: str, body: str) -> str:
+        """`body` of the note at `source` (its path before the moves) with its links kept
+        pointing where they pointed."""
+        new_source = self.moves.get(source, source)
+        replacements: dict[int, tuple[int, str]] = {}
+        if folder_of(source) != folder_of(new_source):
+            # Its own relative links to attachments (images, PDFs) follow it to the new folder.
+            for start, end, href in attachment_hrefs(body):
+                replacements[start] = (end, rebase_href(href, source, new_source))
+        for span in link_spans(body):
+            markdown = span.link.kind == "markdown" or (
+                span.link.kind == "embed" and body[span.start - 1 : span.start] == "("
+            )
+            text = self._target(span.link, source, markdown, span.angle)
+            if text is not None and body[span.start : span.end] != text:
+                replacements[span.start] = (span.end, text)
+        return replace_spans(body, replacements) if replacements else body
+
+    def rewrite_properties(self, source: str, fm_text: str) -> str:
+        """The front matter text of the note at `source` with its property links (Obsidian's:
+        `related: "[[Note]]"`, `parent` included) kept pointing where they pointed, by the
+        body's rules; only their targets change. A rewrite that would not read back as the
+        same properties is not made (vault/property_links.py)."""
+        targets = []
+        for span in property_spans(fm_text):
+            text = self._target(span.link, source, markdown=False)
+            if text is not None and span.value[span.at : span.to] != text:
+                targets.append((span, text))
+        return relinked_properties(fm_text, targets) or fm_text

@@ -1,0 +1,182 @@
+"""Wikilinks in properties, as Obsidian (1.4+) reads them, and how to rewrite them. Pure.
+
+A text property, or an item of a list property, whose whole value is one wikilink
+(`related: "[[Wine basics]]"`, `- "[[Other|label]]"`) is a link to Obsidian: a backlink, an
+edge of its graph, rewritten when its target is renamed. A link among other words
+(`"see [[X]]"`), an embed (`"![[X]]"`) or a value nested deeper is text to Obsidian, and so
+to vaultmem.
+
+A rename changes only the link target inside its quotes, found in the front matter *text*
+by YAML's marks: every other byte of the front matter (keys, order, comments, quoting)
+stays, as in the body (vault/relink.py). A value written with escapes or as a block is
+written anew, double-quoted; any rewrite that would not read back as the same front matter
+with only those values changed is not made.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from vaultmem.vault.frontmatter import FrontMatterError, _Loader, jsonable, load_yaml
+from vaultmem.vault.markdown import Link, _wiki_link
+from vaultmem.vault.relink import _wiki_target_end, replace_spans
+
+_WHOLE_LINK = re.compile(r"\[\[([^\[\]\n]*)\]\]")
+_STR_TAG = "tag:yaml.org,2002:str"
+# `parent` names the note's parent (index/resolve.py parent_target): a parent edge of the
+# graph already, not a second edge as a link. A rename rewrites it all the same.
+PARENT_KEY = "parent"
+
+
+def property_link(value: Any) -> Link | None:
+    """The link a property value is, or None."""
+    if not isinstance(value, str):
+        return None
+    m = _WHOLE_LINK.fullmatch(value)
+    return _wiki_link("", m.group(1)) if m else None
+
+
+def property_links(front: Mapping[str, Any]) -> list[Link]:
+    """The links of a note's properties in the order written, its parent's left out."""
+    links = []
+    for key, value in front.items():
+        if key == PARENT_KEY:
+            continue
+        for item in value if isinstance(value, list) else [value]:
+            link = property_link(item)
+            if link is not None:
+                links.append(link)
+    return links
+
+
+@dataclass(frozen=True, slots=True)
+class PropertySpan:
+    """A property link in the front matter text. `start:end` is what a rewrite replaces:
+    the link target inside its quotes (`quote` is `"` or `'`), or the whole scalar (`quote`
+    empty) when the value is written with escapes or as a block. `value[at:to]` is the
+    target in the value as read; `node_at` is where YAML's node for the value starts."""
+
+    start: int
+    end: int
+    quote: str
+    value: str
+    at: int
+    to: int
+    node_at: int
+    link: Link
+
+    def new_value(self, target: str) -> str:
+        return self.value[: self.at] + target + self.value[self.to :]
+
+    def render(self, target: str) -> str:
+        """The text for `start:end` that points the link at `target`."""
+        if self.quote == '"':
+            return target.replace("\\", "\\\\").replace('"', '\\"')
+        if self.quote == "'":
+            return target.replace("'", "''")
+        text: str = yaml.dump(
+            self.new_value(target), Dumper=yaml.SafeDumper, default_style='"', allow_unicode=True, width=1_000_000
+        )
+        return text.rstrip("\n")
+
+
+def _scalars(root: yaml.MappingNode) -> Iterator[yaml.ScalarNode]:
+    """Top-level string values and the string items of top-level lists, each node once (a
+    YAML alias repeats its anchor's node)."""
+    seen: set[int] = set()
+    for _, node in root.value:
+        for item in node.value if isinstance(node, yaml.SequenceNode) else [node]:
+            if isinstance(item, yaml.ScalarNode) and item.tag == _STR_TAG and id(item) not in seen:
+                seen.add(id(item))
+                yield item
+
+
+def _scalar_start(raw: str) -> int:
+    """Where the scalar itself starts in a node's text, after its `&anchor` and `!tag`."""
+    at = 0
+    while raw[at : at + 1] in ("&", "!"):
+        while at < len(raw) and not raw[at].isspace():
+            at += 1
+        while at < len(raw) and raw[at].isspace():
+            at += 1
+    return at
+
+
+def _span(fm_text: str, node: yaml.ScalarNode) -> PropertySpan | None:
+    link = property_link(node.value)
+    if link is None:
+        return None
+    value: str = node.value
+    at, to = 2, 2 + _wiki_target_end(value[2:-2])
+    start, end = node.start_mark.index, node.end_mark.index
+    raw = fm_text[start:end]
+    quote = node.style if node.style in ('"', "'") else ""
+    if quote and raw.endswith(quote + value + quote):
+        inner = end - 1 - len(value)
+        return PropertySpan(inner + at, inner + to, quote, value, at, to, start, link)
+    # escapes (`\u00e9`, `''`) or a block (`|-`): offsets in the value are not in the text
+    tail = len(raw) - len(raw.rstrip("\r\n"))
+    return PropertySpan(start + _scalar_start(raw), end - tail, "", value, at, to, start, link)
+
+
+def _root(loader: Any) -> yaml.MappingNode | None:
+    node = loader.get_single_node()
+    return node if isinstance(node, yaml.MappingNode) else None
+
+
+def property_spans(fm_text: str) -> list[PropertySpan]:
+    """Every property link of a front matter vaultmem reads (load_yaml), in text order."""
+    try:
+        load_yaml(fm_text)  # its guards first: nesting, alias bombs, a mapping
+    except FrontMatterError:
+        return []
+    loader = _Loader(fm_text)
+    try:
+        root = _root(loader)
+    except yaml.YAMLError:
+        return []
+    finally:
+        loader.dispose()
+    if root is None:
+        return []
+    spans = (_span(fm_text, node) for node in _scalars(root))
+    return sorted((s for s in spans if s is not None), key=lambda s: s.start)
+
+
+def _read_with(fm_text: str, values: Mapping[int, str]) -> dict[str, Any] | None:
+    """The front matter as load_yaml reads it, the values whose nodes start at the offsets
+    of `values` replaced by theirs."""
+    loader = _Loader(fm_text)
+    try:
+        root = _root(loader)
+        if root is None:
+            return None
+        for node in _scalars(root):
+            if node.start_mark.index in values:
+                node.value = values[node.start_mark.index]
+        data = loader.construct_document(root)
+    except yaml.YAMLError:
+        return None
+    finally:
+        loader.dispose()
+    return {str(k): jsonable(v) for k, v in data.items()} if isinstance(data, dict) else None
+
+
+def relinked_properties(fm_text: str, targets: Iterable[tuple[PropertySpan, str]]) -> str | None:
+    """`fm_text` with each span's link pointing at its new target, or None when the result
+    would not read back as the same front matter with only those values changed."""
+    pairs = list(targets)
+    if not pairs:
+        return fm_text
+    new = replace_spans(fm_text, {s.start: (s.end, s.render(target)) for s, target in pairs})
+    try:
+        now = load_yaml(new)
+    except FrontMatterError:
+        return None
+    expected = _read_with(fm_text, {s.node_at: s.new_value(target) for s, target in pairs})
+    return new if expected is not None and now == expected else None
