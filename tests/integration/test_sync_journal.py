@@ -59,7 +59,8 @@ def test_a_ghosts_sync_merges_past_another_ghosts_uncommitted_journal_lines(
     create(b, "Bob private plan", "bob", scope="private", body=SECRET)  # bob on clone two: not synced
     create(b, "Alice fact", "alice")
     journal = journal_of(two, "bob")
-    assert journal.relative_to(two) == journal_of(one, "bob").relative_to(one)  # one file (not a month's turn)
+    if journal.relative_to(two) != journal_of(one, "bob").relative_to(one):
+        pytest.skip("the month turned between the writes: two journal files, no shared one to merge")
     before = journal.read_bytes()
     pending = before[len(committed(two, journal)) :]
     assert pending and b"Bob private plan" in pending
