@@ -279,3 +279,26 @@ def test_a_rename_to_a_title_another_note_holds_moves_nothing(cli: Cli, vault: P
         res = cli("note", "move", "Gamma", "Beta", *dry)
         assert res.exit_code == 4 and "nothing moved" in res.data["error"]["message"], res.stdout
         assert {p: p.read_bytes() for p in (vault / "shared").rglob("*.md")} == before
+
+
+def test_a_move_leaves_links_in_indented_code_and_rewrites_indented_bullets(cli: Cli, vault: Path) -> None:
+    """A data-safety probe's find: `note move` rewrote a `[[link]]` in a 4-space-indented
+    code block, which Obsidian shows as code (no link; its rename leaves it). The indented
+    lines of a bullet, a nested bullet and a paragraph's continuation are no code: their
+    links are rewritten, and the index counts them as Obsidian's graph does."""
+    _note(vault, "shared/Target.md", "Target", "t")
+    body = (
+        "Intro.\n\n    code: [[Target]] and [[Nowhere]]\n\n"
+        "- a bullet\n\n    its next paragraph: [[Target]]\n"
+        "- outer\n\t- nested [[Target]]\n"
+        "\nA paragraph\n    going on: [[Target]]\n"
+    )
+    ref = _note(vault, "shared/Ref.md", "Ref", body)
+    links = cli.ok("get", "Ref")["links"]
+    assert links["dangling"] == [] and len(links["out"]) == 1  # [[Nowhere]] is code, no link
+    cli.ok("note", "move", "Target", "Renamed")
+    text = ref.read_text(encoding="utf-8")
+    assert "    code: [[Target]] and [[Nowhere]]\n" in text
+    assert "    its next paragraph: [[shared/Renamed]]\n" in text
+    assert "\t- nested [[shared/Renamed]]\n" in text and "    going on: [[shared/Renamed]]\n" in text
+    assert text.count("Renamed]]") == 3

@@ -69,7 +69,9 @@ def pair_moves(
 
 
 # Bump when what a row records changes: every file is then read again once.
-PARSER_VERSION = "p5"  # p3: a conversation memory's `role`; p4: `former_ids`; p5: links in properties
+# p3: a conversation memory's `role`; p4: `former_ids`; p5: links in properties; p6: links
+# and #tags in indented code blocks are text (vault/indented_code.py)
+PARSER_VERSION = "p6"
 
 
 def config_signature(config: VaultConfig) -> str:

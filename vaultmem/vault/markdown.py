@@ -7,6 +7,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from urllib.parse import unquote
 
+from vaultmem.vault.indented_code import indented_code
+
 _FENCE_RE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
 _INLINE_CODE_RE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
 _WIKI_RE = re.compile(r"(!?)\[\[([^\[\]\n]*?)\]\]")
@@ -50,9 +52,45 @@ def code_lines(lines: Iterable[str]) -> Iterator[tuple[str, bool]]:
                 fence = None
 
 
+# A line indented four columns (after any `>`), and a line after which no paragraph goes on
+# (blank, a heading, a rule, a fence, a list marker with nothing after it). The first line
+# of an indented code block is such a line under such a line (or quoted, or the first), so
+# a body without one has no indented code and skips the line scanner, as most notes do:
+# nested bullets follow text lines. The pattern starts with a literal `\n`, which keeps
+# `re`'s search fast (a `^` is tried at every character).
+_INDENTED_RE = re.compile(r"\n[ \t>]*?(?: {4}|\t)")
+_ENDS_PARAGRAPH_RE = re.compile(
+    r"[ \t>]*(?:(?:#|```|~~~|[-*_][ \t]*[-*_][ \t]*[-*_]).*|(?:(?:[-+*]|\d{1,9}[.)])[ \t]*)*)"
+)
+
+
+def _may_hold_indented_code(body: str) -> bool:
+    if body[:1] in (" ", "\t", ">"):
+        return True
+    for m in _INDENTED_RE.finditer(body):
+        before = body[body.rfind("\n", 0, m.start()) + 1 : m.start()]
+        if ">" in m.group(0) or _ENDS_PARAGRAPH_RE.fullmatch(before):
+            return True
+    return False
+
+
+def code_mask(body: str, lines: list[str]) -> list[bool]:
+    """Whether each line of `body` (split into `lines`) is code to Obsidian: in a fenced or
+    an indented code block.
+
+    The rule every reader of links and tags shares (the index's graph, `lint`, the rewriters
+    of `note move` and `fix-names`). Readers of headings may keep to code_lines: a heading
+    starts at column 0, where no indented code block is."""
+    fenced = [code for _, code in code_lines(lines)]
+    if not _may_hold_indented_code(body):
+        return fenced
+    return [f or i for f, i in zip(fenced, indented_code(lines, fenced), strict=True)]
+
+
 def strip_code(body: str) -> str:
-    """The body with fenced code blocks and inline code blanked out (line count kept)."""
-    text = "\n".join("" if code else line for line, code in code_lines(body.split("\n")))
+    """The body with code blocks (fenced, indented) and inline code blanked out (line count kept)."""
+    lines = body.split("\n")
+    text = "\n".join("" if code else line for line, code in zip(lines, code_mask(body, lines), strict=True))
     return _INLINE_CODE_RE.sub(lambda m: " " * len(m.group(0)), text)
 
 

@@ -22,7 +22,7 @@ from vaultmem.vault.markdown import (
     Link,
     _markdown_link,
     _wiki_link,
-    code_lines,
+    code_mask,
 )
 
 
@@ -38,7 +38,10 @@ class LinkSpan:
 
 def mask_code(body: str) -> str:
     """The body with code blanked out by spaces, every offset kept (links in code are text)."""
-    text = "\n".join(" " * len(line) if code else line for line, code in code_lines(body.split("\n")))
+    lines = body.split("\n")
+    text = "\n".join(
+        " " * len(line) if code else line for line, code in zip(lines, code_mask(body, lines), strict=True)
+    )
     return _INLINE_CODE_RE.sub(lambda m: " " * len(m.group(0)), text)
 
 
