@@ -289,6 +289,25 @@ def test_edited_file_loses_its_old_words(live: Watcher) -> None:
     assert search_paths(vault, "capybarashared").count("shared/edited.md") == 1
 
 
+def test_a_same_size_edit_that_keeps_the_mtime_is_seen(live: Watcher) -> None:
+    """An edit the stat cannot tell (same size, the mtime put back to the nanosecond) of a
+    note changed no earlier than the watcher's last scan began is read again (git's racy
+    clean rule, index/catalog.py). An mtime ahead of the clock (a disk whose clock runs
+    ahead, a tool) makes the note such a one whatever the machine's speed."""
+    vault = live.vault
+    path = vault / "shared" / "same-tick.md"
+    path.write_text("# Same tick\n\nThe tapirfirst note.\n")
+    ahead = time.time_ns() + 3600 * 10**9
+    os.utime(path, ns=(ahead, ahead))
+    wait_until(lambda: search_paths(vault, "tapirfirst") == ["shared/same-tick.md"], timeout=BUDGET_S)
+    path.write_text("# Same tick\n\nThe tapirlater note.\n")
+    os.utime(path, ns=(ahead, ahead))
+    wait_until(lambda: search_paths(vault, "tapirlater") == ["shared/same-tick.md"], timeout=BUDGET_S)
+    assert search_paths(vault, "tapirfirst") == []
+    path.unlink()
+    wait_until(lambda: search_paths(vault, "tapirlater") == [], timeout=BUDGET_S)
+
+
 def test_posting_lists_are_decoded_ahead_at_start(live: Watcher) -> None:
     """The watcher decodes the index's posting lists when it starts (FullTextIndex.warm),
     says so in its log and in `status`; a segment an edit writes is read on demand."""

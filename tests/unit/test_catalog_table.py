@@ -1,8 +1,9 @@
 """Table tests of the pure stages of index/catalog.py: `diff_stats` and `pair_moves`.
 
 diff_stats: a file must be read when it is new or its size or mtime differs from the
-stored row; a row whose file is gone is deleted; the rest are unchanged (no file opened,
-the stored hash is not consulted). pair_moves: a deleted and an added file are one move
+stored row, or when its mtime is not safely before the last scan (`trusted_before`: git's
+"racy clean" rule, a same-size edit in the same tick keeps both); a row whose file is gone
+is deleted; the rest are unchanged (no file opened, the stored hash is not consulted). pair_moves: a deleted and an added file are one move
 when they share a real (not path-derived) id — the file moved and maybe changed — or else
 when their content hashes are identical; each file takes part in at most one move.
 """
@@ -48,6 +49,24 @@ DIFF_CASES = [
     pytest.param([e("A.md"), e("a.md")], {"a.md": row()}, ["A.md"], [], 1, id="paths-compare-case-sensitively"),
     pytest.param([e("x/a.md")], {"a.md": row()}, ["x/a.md"], ["a.md"], 0, id="moved-file-is-new-plus-deleted"),
 ]
+
+
+# (walked entry, stored row, trusted_before) -> read again?
+RACY_CASES = [
+    pytest.param(e("a.md", mtime=1000), row(mtime=1000), None, False, id="no-bar-trusts-the-stat"),
+    pytest.param(e("a.md", mtime=1000), row(mtime=1000), 1001, False, id="older-than-the-bar-trusted"),
+    pytest.param(e("a.md", mtime=1000), row(mtime=1000), 1000, True, id="at-the-bar-read-again"),
+    pytest.param(e("a.md", mtime=1000), row(mtime=1000), 999, True, id="after-the-bar-read-again"),
+    pytest.param(e("a.md", mtime=1000), row(mtime=1000), -(2**63), True, id="no-scan-recorded-read-again"),
+    pytest.param(e("a.md", size=11, mtime=1000), row(mtime=1000), 5000, True, id="size-differs-read-anyway"),
+]
+
+
+@pytest.mark.parametrize(("entry", "known", "bar", "read"), RACY_CASES)
+def test_diff_stats_racy_clean(entry: FileEntry, known: Row, bar: int | None, read: bool) -> None:
+    diff = diff_stats(iter([entry]), {"a.md": known}, trusted_before=bar)
+    assert ([c.relpath for c in diff.changed] == ["a.md"]) is read
+    assert diff.unchanged == (0 if read else 1)
 
 
 @pytest.mark.parametrize(("entries", "known", "changed", "deleted", "unchanged"), DIFF_CASES)

@@ -1,13 +1,15 @@
 """The first stage of every reconcile: bring the state db in step with the files.
 
 A pure diff (stat walk against stored rows), then reading only the files whose size or
-mtime changed, then moves paired by id or content hash, then one transaction. Cheap when
+mtime changed (or that changed too close to the last scan for their stat to be trusted:
+RACY_WINDOW_NS), then moves paired by id or content hash, then one transaction. Cheap when
 nothing changed: no file is opened and neither chromadb nor a model is imported. `get`
 and `query` run only this stage; `index` and `search` go on to the derived indexes.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -18,9 +20,32 @@ from vaultmem.index.rows import rows
 from vaultmem.index.statedb import NoteRecord, StateDB
 from vaultmem.vault.ids import derived_id
 from vaultmem.vault.layout import FileEntry, walk_notes
-from vaultmem.vault.note import version_now
+from vaultmem.vault.note import content_hash, version_now
+from vaultmem.vault.store import read_note_bytes
 
 Progress = Callable[[int, int], None]
+
+
+# git's "racy clean" rule. A file edited again in the tick of its mtime keeps the size and
+# mtime the scan recorded (same-size edits by tools; disks stamping to 1 s or 2 s, FAT's
+# 2 s the coarsest): its stat says nothing about whether the scan saw that edit. So a row
+# is trusted by (size, mtime) only when the mtime is this much older than the moment the
+# scan that recorded it began; younger ones are read and hashed again, until a scan has
+# read them safely after their mtime. Only the files saved in the last seconds cost a read.
+RACY_WINDOW_NS = 2_000_000_000
+SCANNED_AT = "catalog_scanned_ns"  # meta: when the scan that last recorded rows began
+NO_SCAN = -(2**63)  # a db without that mark (made before it): no stat is trusted, once
+
+
+def scan_moment_ns() -> int:
+    """Now, by the clock that stamps mtimes (the system's: vaultmem.clock may be fixed)."""
+    return time.time_ns()
+
+
+def trusted_before(db: StateDB) -> int:
+    """The mtime below which a row's unchanged (size, mtime) is trusted without a read."""
+    scanned = db.get_meta(SCANNED_AT)
+    return NO_SCAN if scanned is None else int(scanned) - RACY_WINDOW_NS
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,15 +55,24 @@ class StatDiff:
     unchanged: int
 
 
-def diff_stats(entries: Iterable[FileEntry], known: Mapping[str, tuple[int, int, str, str]]) -> StatDiff:
-    """Pure: which files need reading, which rows lost their file."""
+def diff_stats(
+    entries: Iterable[FileEntry], known: Mapping[str, tuple[int, int, str, str]], trusted_before: int | None = None
+) -> StatDiff:
+    """Pure: which files need reading, which rows lost their file. `trusted_before`: an
+    unchanged stat with an mtime from then on is read anyway (RACY_WINDOW_NS); None trusts
+    every unchanged stat (`status`, which only counts what is surely pending)."""
     changed: list[FileEntry] = []
     seen: set[str] = set()
     unchanged = 0
     for entry in entries:
         seen.add(entry.relpath)
         row = known.get(entry.relpath)
-        if row is not None and row[0] == entry.size and row[1] == entry.mtime_ns:
+        if (
+            row is not None
+            and row[0] == entry.size
+            and row[1] == entry.mtime_ns
+            and (trusted_before is None or entry.mtime_ns < trusted_before)
+        ):
             unchanged += 1
         else:
             changed.append(entry)
@@ -284,18 +318,23 @@ def catch_up(
     follow in the same run need not read those files again. `strays`, when given, collects
     the write temp files the walk met (vault/layout.py walk_notes). `names`: the Resolver
     a long-lived process keeps (index/views.py); a fresh one otherwise."""
+    started = scan_moment_ns()  # before the walk: every stat and read below is later
     known = db.stats()
     # Problems depend on the config (allowed types); a config change re-checks every file.
     signature = config_signature(config)
     recheck = db.get_meta("catalog_signature") != signature
     if recheck:
         known = {p: (-1, -1, h, s) for p, (_, _, h, s) in known.items()}
-    diff = diff_stats(walk_notes(root, strays), known)
+    diff = diff_stats(walk_notes(root, strays), known, trusted_before(db))
     result = CatalogResult(unchanged=diff.unchanged)
     if not diff.changed and not diff.deleted:
         return result
-    read = _read_changed(root, config, diff.changed, known, recheck, bodies, progress)
-    result.unchanged += len(read.touched) + len(read.quiet)
+    verified, changed = ([], diff.changed) if recheck else _as_recorded(root, diff.changed, known)
+    read = _read_changed(root, config, changed, known, recheck, bodies, progress)
+    result.unchanged += len(read.touched) + len(read.quiet) + len(verified)
+    if not (read.records or read.quiet or read.touched or diff.deleted):
+        _settle(db, verified, started)
+        return result
     new_paths = {r.path for r in read.records if r.path not in known}
     deleted_rows = db.by_paths(diff.deleted)
     moves = pair_moves(
@@ -319,6 +358,7 @@ def catch_up(
         db.tombstone(diff.deleted)
         _relink(db, names or NamesCache(), before, records, quiet, new_paths, diff.deleted)
         db.set_meta("catalog_signature", signature)
+        db.set_meta(SCANNED_AT, str(started))
         db.commit()
     except BaseException:
         db.rollback()
@@ -356,6 +396,38 @@ def _read_changed(
         if progress:
             progress(i, len(changed))
     return out
+
+
+def _as_recorded(
+    root: Path, changed: list[FileEntry], known: Mapping[str, tuple[int, int, str, str]]
+) -> tuple[list[FileEntry], list[FileEntry]]:
+    """(racy files whose bytes hash as their row records, the rest to read). A racy file has
+    its recorded size and mtime (diff_stats read it only for being recent): its hash alone
+    tells whether it changed, without parsing it (a checkout of many files, indexed twice
+    within the window, costs one read and hash of each, not a parse)."""
+    verified: list[FileEntry] = []
+    rest: list[FileEntry] = []
+    for entry in changed:
+        row = known.get(entry.relpath)
+        if row is None or row[:2] != (entry.size, entry.mtime_ns) or entry.symlink:
+            rest.append(entry)
+            continue
+        try:
+            same = content_hash(read_note_bytes(root / entry.relpath)) == row[2]
+        except OSError:
+            same = False  # the reading below reports it
+        (verified if same else rest).append(entry)
+    return verified, rest
+
+
+def _settle(db: StateDB, verified: list[FileEntry], started: int) -> None:
+    """A scan that found nothing changed, only read recent files again: record when it
+    began once that lets a later scan trust one of them, else write nothing (a `get` just
+    after a save commits nothing; a db that cannot be written is no error here)."""
+    if db.unwritable is not None or all(e.mtime_ns >= started - RACY_WINDOW_NS for e in verified):
+        return
+    with db.transaction():
+        db.set_meta(SCANNED_AT, str(started))
 
 
 def _count(
