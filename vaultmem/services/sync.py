@@ -317,7 +317,7 @@ def _hooks_in_repository(git: Git) -> list[str]:
     try:
         configured = git.run("config", "--get", "core.hooksPath").strip()
     except GitError:
-        configured = git.run("rev-parse", "--path-format=absolute", "--git-path", "hooks").strip()
+        configured = str(git.git_path("hooks"))
     folder = Path(configured).expanduser()
     spelled = Path(os.path.normpath(folder if folder.is_absolute() else top / folder))  # hooks run at the top
     places = [spelled, Path(os.path.realpath(spelled.parent)) / spelled.name, spelled.resolve()]

@@ -159,6 +159,11 @@ class Git:
 
     # --- questions -------------------------------------------------------------------------
 
+    def git_path(self, name: str) -> Path:
+        """Where git keeps `name` of its own (`hooks`, a state file): in the git dir, which a
+        linked worktree or `$GIT_DIR` puts elsewhere than `.git`."""
+        return Path(self.run("rev-parse", "--path-format=absolute", "--git-path", name).strip())
+
     def has_head(self) -> bool:
         try:
             self.run("rev-parse", "--verify", "-q", "HEAD^{commit}")

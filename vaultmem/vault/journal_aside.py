@@ -26,20 +26,20 @@ from __future__ import annotations
 import base64
 import json
 import os
-import tempfile
 from pathlib import Path
 
 from vaultmem.errors import Conflict
 from vaultmem.paths import GIT_JOURNAL_ASIDE
 from vaultmem.vault.git import Git, GitError
 from vaultmem.vault.journal import JOURNAL_DIR
+from vaultmem.vault.store import write_whole
 
 
 def set_aside(git: Git, upstream: str) -> dict[str, bytes]:
     """Cuts back each journal file the merge of `upstream` may write whose uncommitted text
     is lines appended to its committed text; returns repository path -> those lines, kept
-    in the git dir first. Lines an earlier sync left aside are put back before."""
-    put_back(git)
+    in the git dir first. The caller has put back what an earlier sync left aside
+    (`put_back`, at the start of every sync)."""
     if not git.has_head():
         return {}
     theirs = set(_names(git, "diff", "--name-only", "--no-renames", "HEAD", upstream, "--", JOURNAL_DIR))
@@ -151,20 +151,11 @@ def _names(git: Git, *args: str) -> list[str]:
 
 
 def _kept_file(git: Git) -> Path:
-    return Path(git.run("rev-parse", "--path-format=absolute", "--git-path", GIT_JOURNAL_ASIDE).strip())
+    return git.git_path(GIT_JOURNAL_ASIDE)
 
 
 def _keep(git: Git, lines: dict[str, bytes]) -> None:
-    """The lines in the git dir, whole or not at all (a temporary file renamed), on disk
-    before any journal file is cut back."""
-    kept = _kept_file(git)
+    """The lines in the git dir, whole or not at all, on disk before any journal file is
+    cut back."""
     record = {"files": {path: base64.b64encode(block).decode("ascii") for path, block in lines.items()}}
-    fd, tmp = tempfile.mkstemp(prefix=kept.name + ".", dir=kept.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(json.dumps(record).encode("utf-8"))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, kept)
-    finally:
-        Path(tmp).unlink(missing_ok=True)  # left only when the rename did not happen
+    write_whole(_kept_file(git), json.dumps(record).encode("utf-8"))

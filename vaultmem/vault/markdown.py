@@ -87,10 +87,14 @@ def code_mask(body: str, lines: list[str]) -> list[bool]:
     return [f or i for f, i in zip(fenced, indented_code(lines, fenced), strict=True)]
 
 
-def strip_code(body: str) -> str:
-    """The body with code blocks (fenced, indented) and inline code blanked out (line count kept)."""
+def strip_code(body: str, keep_offsets: bool = False) -> str:
+    """The body with code blocks (fenced, indented) and inline code blanked out (line count
+    kept); with `keep_offsets`, a code line becomes spaces, so every offset is kept too."""
     lines = body.split("\n")
-    text = "\n".join("" if code else line for line, code in zip(lines, code_mask(body, lines), strict=True))
+    mask = code_mask(body, lines)
+    text = "\n".join(
+        (" " * len(line) if keep_offsets else "") if code else line for line, code in zip(lines, mask, strict=True)
+    )
     return _INLINE_CODE_RE.sub(lambda m: " " * len(m.group(0)), text)
 
 

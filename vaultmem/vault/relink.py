@@ -15,14 +15,13 @@ from dataclasses import dataclass
 from urllib.parse import quote, unquote
 
 from vaultmem.vault.markdown import (
-    _INLINE_CODE_RE,
     _MD_LINK_RE,
     _SCHEME_RE,
     _WIKI_RE,
     Link,
     _markdown_link,
     _wiki_link,
-    code_mask,
+    strip_code,
 )
 
 
@@ -38,11 +37,7 @@ class LinkSpan:
 
 def mask_code(body: str) -> str:
     """The body with code blanked out by spaces, every offset kept (links in code are text)."""
-    lines = body.split("\n")
-    text = "\n".join(
-        " " * len(line) if code else line for line, code in zip(lines, code_mask(body, lines), strict=True)
-    )
-    return _INLINE_CODE_RE.sub(lambda m: " " * len(m.group(0)), text)
+    return strip_code(body, keep_offsets=True)
 
 
 def _wiki_target_end(inner: str) -> int:

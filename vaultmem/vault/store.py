@@ -229,6 +229,17 @@ def _write_temp(folder: Path, name: str, data: bytes, mode: int) -> Path:
     return tmp
 
 
+def write_whole(path: Path, data: bytes, mode: int = 0o600) -> None:
+    """`path` holds `data` whole or keeps what it held: written beside it, on disk, then
+    renamed over it (a file of vaultmem's own, outside the notes: no vault lock)."""
+    tmp = _write_temp(path.parent, path.name, data, mode)
+    try:
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)  # left only when the rename did not happen
+    _fsync_dir(path.parent)
+
+
 def check_size(relpath: str, data: bytes) -> None:
     """Refuse, before anything is written, a note the reader would refuse: over the limit,
     or holding a NUL character (the reader takes that file for binary data, and the note
