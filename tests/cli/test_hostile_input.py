@@ -500,3 +500,31 @@ def test_a_folder_that_cannot_be_listed_is_named_by_lint(
 
     assert named(None) == ["private/bob/locked", "shared/locked"]
     assert named("alice") == ["shared/locked"]
+
+
+# What one note's text can hold that once made every command of every ghost exit 1 with a
+# traceback (a probe's finds): a value its YAML tag cannot hold, and a quote 600 deep.
+STOPPERS = {
+    "bad-int-tag": '---\ntitle: BadInt\ntype: note\nx: !!int abc\nrel: "[[Bobs]]"\n---\nbody [[Bobs]]\n',
+    "bad-bool-tag": "---\ntitle: BadBool\ntype: note\nflag: !!bool maybe\n---\nbody\n",
+    "bad-date-tag": "---\ntitle: BadDate\ntype: note\nwhen: !!timestamp 2026-02-30\n---\nbody\n",
+    "deep-quote": "---\ntitle: Quoted\ntype: note\n---\n" + ">" * 600 + "     [[Bobs]]\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(STOPPERS))
+def test_one_hostile_note_stops_nothing_for_anyone(vault: Path, cli: Cli, name: str) -> None:
+    """Alice's private note is a bad file to be reported to her, never a stop for bob."""
+    bobs = cli.ok("note", "create", "--title", "Bobs", "--type", "note", "--scope", "shared", "--body", "bob text")
+    write(vault, f"private/alice/{name}.md", STOPPERS[name])
+    for command in (["get", bobs["id"]], ["links", bobs["id"]], ["search", "bob text"], ["lint"], ["orphans"]):
+        res = cli(*command, ghost="bob")
+        assert res.exit_code == 0 and "Traceback" not in res.stderr, (command, res.stderr)
+        assert name not in res.stdout + res.stderr  # nor does bob learn of alice's note
+    moved = cli.ok("note", "move", bobs["id"], "Bobs Two", "--dry-run", ghost="bob")
+    assert moved
+    problems = cli("lint", ghost="alice").data["problems"]
+    if name == "deep-quote":
+        assert cli.ok("links", "Bobs", ghost="alice")["in"]  # still a link, read on the safe side
+    else:
+        assert any(p["path"] == f"private/alice/{name}.md" and p["code"] == "invalid_yaml" for p in problems)

@@ -302,3 +302,16 @@ def test_a_move_leaves_links_in_indented_code_and_rewrites_indented_bullets(cli:
     assert "    its next paragraph: [[shared/Renamed]]\n" in text
     assert "\t- nested [[shared/Renamed]]\n" in text and "    going on: [[shared/Renamed]]\n" in text
     assert text.count("Renamed]]") == 3
+
+
+def test_a_move_reads_a_crlf_note_s_code_as_code(cli: Cli, vault: Path) -> None:
+    """A probe's find: in a CRLF file a blank line is `\\r`, which the scanner read as a
+    paragraph going on, so `note move` rewrote a link in the indented code under it, while
+    the index (reading LF) called it code."""
+    _note(vault, "shared/Target.md", "Target", "t")
+    crlf = vault / "shared/Crlf.md"
+    crlf.write_bytes(b"---\r\ntitle: Crlf\r\ntype: note\r\n---\r\nbody [[Target]]\r\n\r\n    [[Target]] in code\r\n")
+    assert len(cli.ok("get", "Crlf")["links"]["out"]) == 1
+    cli.ok("note", "move", "Target", "Renamed")
+    text = crlf.read_bytes()
+    assert text.endswith(b"body [[shared/Renamed]]\r\n\r\n    [[Target]] in code\r\n"), text

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vaultmem.vault.indented_code import indented_code
+from vaultmem.vault.indented_code import MAX_QUOTE_DEPTH, indented_code
 from vaultmem.vault.markdown import code_lines, code_mask, extract_links, extract_tags, strip_code
 from vaultmem.vault.relink import link_spans, mask_code
 
@@ -89,6 +89,31 @@ def test_graph_and_rewriters_agree_on_indented_code(body: str, expected: list[st
 )
 def test_tags_in_indented_code_are_text(body: str, expected: list[str]) -> None:
     assert extract_tags(body) == expected
+
+
+@pytest.mark.parametrize(("body", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_crlf_lines_read_as_lf_lines(body: str, expected: list[str]) -> None:
+    """The rewriters mask a CRLF file as it is on disk: its `\\r` is a line ending, not text
+    (a blank `\\r` line read as a paragraph let `note move` rewrite links in code)."""
+    crlf = body.replace("\n", "\r\n")
+    assert sorted(span.link.target for span in link_spans(crlf)) == sorted(expected)
+    assert _masks(crlf) == _masks(body)
+
+
+def _masks(body: str) -> list[bool]:
+    return code_mask(body, body.split("\n"))
+
+
+@pytest.mark.parametrize("depth", [31, 32, 33, 600, 5000])
+def test_deep_quotes_never_exhaust_the_stack(depth: int) -> None:
+    """A line quoted hundreds deep (a probe's note of 600 `>`) made every command of every
+    ghost fail with RecursionError; past MAX_QUOTE_DEPTH a quoted line is no code."""
+    body = "Text\n\n" + ">" * depth + "     [[Deep]]\n" + ">" * depth + "\n" + ">" * depth + "     [[Deep2]]"
+    targets = [link.target for link in extract_links(body)]
+    kept = [span.link.target for span in link_spans(body)]
+    assert targets == kept
+    if depth > MAX_QUOTE_DEPTH:
+        assert targets == ["Deep", "Deep2"]
 
 
 def test_masks_keep_offsets_and_lines() -> None:

@@ -165,6 +165,10 @@ def _expanded_size(node: yaml.Node, memo: dict[int, int], active: set[int]) -> i
     return size
 
 
+# What PyYAML's constructors raise, instead of a YAMLError, for a value its tag cannot hold
+CONSTRUCT_ERRORS = (ValueError, KeyError, AttributeError, IndexError, TypeError, OverflowError)
+
+
 def load_yaml(fm_text: str, repeated: list[str] | None = None) -> dict[str, Any]:
     """Parse front matter text into a JSON-safe mapping, or raise FrontMatterError.
     `repeated` gets the top-level keys the text sets more than once (YAML keeps the last)."""
@@ -193,6 +197,12 @@ def load_yaml(fm_text: str, repeated: list[str] | None = None) -> dict[str, Any]
         raise FrontMatterError("invalid_yaml", f"invalid YAML front matter: {first}") from None
     except RecursionError:
         raise FrontMatterError("invalid_yaml", "front matter nests too deeply") from None
+    except FrontMatterError:
+        raise  # the guards' own (a ValueError too)
+    except CONSTRUCT_ERRORS:
+        # PyYAML's constructors raise these, not YAMLError, for a value its explicit tag cannot
+        # hold (`!!int abc`, `!!bool maybe`, `!!timestamp 2026-02-30`): a bad file, never a crash
+        raise FrontMatterError("invalid_yaml", "invalid YAML front matter: a value does not fit its `!!` tag") from None
     finally:
         loader.dispose()
     if not isinstance(data, dict):

@@ -24,6 +24,10 @@ _MARKER_RE = re.compile(r"([-+*]|\d{1,9}[.)])( +|$)")
 _FOOTNOTE_RE = re.compile(r"\[\^[^\]\s]+\]:")
 _RULE_RE = re.compile(r"([-*_])(?:[ ]*\1){2,}[ ]*$")  # a thematic break, `---`, `* * *`
 _ATX_RE = re.compile(r"#{1,6}(?:[ ]|$)")
+# Blockquotes read this deep at most; a line quoted deeper is no code (the safe side). A
+# note of 600 `>` must not exhaust the stack, nor cost seconds a line (markdown-it stops
+# nesting blocks at 100 too).
+MAX_QUOTE_DEPTH = 32
 
 
 @dataclass(slots=True)
@@ -42,7 +46,10 @@ def indented_code(lines: Sequence[str], fenced: Sequence[bool]) -> list[bool]:
     flags = [False] * len(lines)
     top = _Container()
     for i, line in enumerate(lines):
-        # CommonMark: a tab in indentation counts to the next 4th column
+        # A CRLF file's lines keep their `\r` here (the rewriters mask the text as it is on
+        # disk); a line ending is no text. CommonMark: a tab in indentation counts to the
+        # next 4th column.
+        line = line[:-1] if line.endswith("\r") else line
         text = line.expandtabs(4) if "\t" in line else line
         if fenced[i]:
             if i == 0 or not fenced[i - 1]:
@@ -63,8 +70,9 @@ def _close_to(box: _Container, indent: int) -> None:
         box.items.pop()
 
 
-def _line(box: _Container, text: str) -> bool:
-    """Whether `text`, the next line of container `box`, is indented code; updates `box`."""
+def _line(box: _Container, text: str, quotes: int = 0) -> bool:
+    """Whether `text`, the next line of container `box` (inside `quotes` blockquotes), is
+    indented code; updates `box`."""
     rest = text.lstrip(" ")
     if not rest:
         if box.last == _EMPTY:
@@ -85,7 +93,10 @@ def _line(box: _Container, text: str) -> bool:
         return True
     if rest.startswith(">"):
         del box.items[depth:]
-        return _quoted(box, rest)
+        if quotes >= MAX_QUOTE_DEPTH:
+            box.last, box.quote = _OTHER, None
+            return False
+        return _quoted(box, rest, quotes + 1)
     starts = _block_start(rest)
     if lazy and not starts and not _interrupts(rest):
         # A continuation line, however little it is indented (a `===` under it too: read as
@@ -140,13 +151,13 @@ def _open_items(box: _Container, indent: int, rest: str) -> None:
     box.last = _PARA if rest.strip() else _EMPTY if column > indent else _BLANK
 
 
-def _quoted(box: _Container, rest: str) -> bool:
+def _quoted(box: _Container, rest: str, quotes: int) -> bool:
     """A line of a blockquote (or callout): its text after `>` is the next line of the
     quote's own container, opened anew when the line before was no quote line."""
     inner = rest[2:] if rest.startswith("> ") else rest[1:]  # `>` and one optional space
     if box.quote is None:
         box.quote = _Container()
-    code = _line(box.quote, inner)
+    code = _line(box.quote, inner, quotes)
     # A paragraph open in the quote goes on in a line without `>` (lazy continuation).
     box.last = _PARA if box.quote.last == _PARA else _OTHER
     return code

@@ -68,7 +68,7 @@ def _may_hold_indented_code(body: str) -> bool:
     if body[:1] in (" ", "\t", ">"):
         return True
     for m in _INDENTED_RE.finditer(body):
-        before = body[body.rfind("\n", 0, m.start()) + 1 : m.start()]
+        before = body[body.rfind("\n", 0, m.start()) + 1 : m.start()].removesuffix("\r")
         if ">" in m.group(0) or _ENDS_PARAGRAPH_RE.fullmatch(before):
             return True
     return False

@@ -22,7 +22,7 @@ from typing import Any
 
 import yaml
 
-from vaultmem.vault.frontmatter import FrontMatterError, _Loader, jsonable, load_yaml
+from vaultmem.vault.frontmatter import CONSTRUCT_ERRORS, FrontMatterError, _Loader, jsonable, load_yaml
 from vaultmem.vault.markdown import Link, _wiki_link
 from vaultmem.vault.relink import _wiki_target_end, replace_spans
 
@@ -160,7 +160,7 @@ def _read_with(fm_text: str, values: Mapping[int, str]) -> dict[str, Any] | None
             if node.start_mark.index in values:
                 node.value = values[node.start_mark.index]
         data = loader.construct_document(root)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, *CONSTRUCT_ERRORS):
         return None
     finally:
         loader.dispose()
