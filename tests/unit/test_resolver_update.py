@@ -12,10 +12,11 @@ import pytest
 
 from vaultmem.index.resolve import NameEntry, Resolver
 
-# Paths differing only in case collide (one note wins them), and can differ in who sees them.
+# Paths differing only in case or Unicode normal form (`Café` as é or e + U+0301) collide (one
+# note wins them), and can differ in who sees them.
 FOLDERS = ["shared", "shared/a", "shared/A", "private/alice", "private/bob", "Private/bob", "PRIVATE/bob", "project/p1"]
-STEMS = ["wheel", "Wheel", "hub", "plan", "notes"]
-TITLES = ["Wheel", "Hub", "Secret plan", "Axle", "wheel"]
+STEMS = ["wheel", "Wheel", "hub", "plan", "notes", "Caf\u00e9", "Cafe\u0301"]
+TITLES = ["Wheel", "Hub", "Secret plan", "Axle", "wheel", "CAF\u00c9", "cafe\u0301"]
 IDS = ["W1", "w1", "H2", "Dup", "dup"]
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from vaultmem.config import VaultConfig
-from vaultmem.index.resolve import LinkSource, NameEntry, Resolver, compute_edges
+from vaultmem.index.resolve import LinkSource, NameEntry, Resolver, compute_edges, name_key
 from vaultmem.index.rows import rows
 from vaultmem.index.statedb import NoteRecord, StateDB
 from vaultmem.vault.ids import derived_id
@@ -104,8 +104,9 @@ def pair_moves(
 
 # Bump when what a row records changes: every file is then read again once.
 # p3: a conversation memory's `role`; p4: `former_ids`; p5: links in properties; p6: links
-# and #tags in indented code blocks are text (vault/indented_code.py)
-PARSER_VERSION = "p6"
+# and #tags in indented code blocks are text (vault/indented_code.py); p7: links resolve
+# whatever their Unicode normal form (resolve.name_key), so edges stored dangling are redone
+PARSER_VERSION = "p7"
 
 
 def config_signature(config: VaultConfig) -> str:
@@ -282,14 +283,14 @@ def names_met_by(names: Iterable[NameEntry]) -> Callable[[str], bool]:
     keys: set[str] = set()
     stems: set[str] = set()
     for e in names:
-        keys.update((e.id, e.id.lower(), e.title.strip().lower()))
-        keys.update(a.strip().lower() for a in e.aliases)
+        keys.update((e.id, name_key(e.id), name_key(e.title.strip())))
+        keys.update(name_key(a.strip()) for a in e.aliases)
         stems.add(_stem_of(e.path))
     keys.discard("")
 
     def met(target: str) -> bool:
         raw = target.strip()
-        if raw in keys or raw.lower() in keys:
+        if raw in keys or name_key(raw) in keys:
             return True
         stem = _stem_of(raw)
         return stem in stems or stem in (".", "..", "")
@@ -298,7 +299,7 @@ def names_met_by(names: Iterable[NameEntry]) -> Callable[[str], bool]:
 
 
 def _stem_of(path: str) -> str:
-    low = path.strip().strip("/").lower()
+    low = name_key(path.strip().strip("/"))
     low = low[:-3] if low.endswith(".md") else low
     return low.rsplit("/", 1)[-1]
 

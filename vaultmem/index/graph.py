@@ -12,6 +12,7 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from vaultmem.index.resolve import name_key
 from vaultmem.index.statedb import Edge
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ class LinkGraph:
 
     def _add(self, e: Edge) -> None:
         if e.dst is None:
-            node = f"dangling:{e.target.strip().lower()}"
+            node = f"dangling:{name_key(e.target.strip())}"  # one node for a name however typed
             self.g.add_node(node, dangling=True)
             self.g.add_edge(e.src, node, kind=e.kind)
         else:

@@ -1,14 +1,15 @@
 """Link resolution as Obsidian does it, plus ids, titles and aliases (SPEC §2). Pure.
 
-A target resolves, case-insensitively, to: an id, a vault-relative path (with or without
-`.md`), a folder-qualified path suffix, a file stem, a title, an alias. Several candidates
-of one kind: the one in the linking note's folder, else the shortest path, else the first
-in path order — Obsidian's tie-break.
+A target resolves, case-insensitively and in either Unicode normal form (`name_key`), to:
+an id, a vault-relative path (with or without `.md`), a folder-qualified path suffix, a file
+stem, a title, an alias. Several candidates of one kind: the one in the linking note's
+folder, else the shortest path, else the first in path order — Obsidian's tie-break.
 """
 
 from __future__ import annotations
 
 import posixpath
+import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -24,8 +25,16 @@ class NameEntry:
     aliases: tuple[str, ...] = ()
 
 
+def name_key(text: str) -> str:
+    """What a name is compared by: letter case and Unicode normal form left out. `Café`
+    typed as `e` + U+0301 (NFD: macOS keyboards and file names, some editors) names the note
+    `Café.md` (NFC), and the other way round, as in Obsidian, whose macOS disk folds the
+    forms. The state db's `vm_lower` (statedb/records.py) is the same rule, for `get`."""
+    return unicodedata.normalize("NFC", text).lower()
+
+
 def _norm(path: str) -> str:
-    low = path.strip().strip("/").lower()
+    low = name_key(path.strip().strip("/"))
     return low[:-3] if low.endswith(".md") else low
 
 
@@ -56,7 +65,7 @@ class Resolver:
 
     def _add(self, e: NameEntry) -> None:
         path = e.path
-        for key in {e.id, e.id.lower()}:
+        for key in {e.id, name_key(e.id)}:
             first = self.by_id.setdefault(key, path)
             if first != path:
                 self.shared_ids.setdefault(key, [first]).append(path)
@@ -74,9 +83,9 @@ class Resolver:
         yield self.by_stem, parts[-1]
         for i in range(1, len(parts) - 1):
             yield self.by_suffix, "/".join(parts[i:])
-        yield self.by_title, e.title.strip().lower()
+        yield self.by_title, name_key(e.title.strip())
         for alias in e.aliases:
-            yield self.by_alias, alias.strip().lower()
+            yield self.by_alias, name_key(alias.strip())
 
     def update(self, gone: Iterable[NameEntry], came: Iterable[NameEntry]) -> bool:
         """Drop the entries `gone` and add `came`, leaving what a Resolver built over the
@@ -88,7 +97,7 @@ class Resolver:
         freed_ids: set[str] = set()
         freed_paths: set[str] = set()
         for e in gone_list:
-            ids = {e.id, e.id.lower()}
+            ids = {e.id, name_key(e.id)}
             if any(self.by_id.get(k) != e.path or k in self.shared_ids for k in ids):
                 return False
             norm = _norm(e.path)
@@ -99,7 +108,7 @@ class Resolver:
         taken_ids: set[str] = set()
         taken_paths: set[str] = set()
         for e in came_list:
-            ids = {e.id, e.id.lower()}
+            ids = {e.id, name_key(e.id)}
             if any((k in self.by_id and k not in freed_ids) or k in taken_ids for k in ids):
                 return False
             norm = _norm(e.path)
@@ -108,7 +117,7 @@ class Resolver:
             taken_ids |= ids
             taken_paths.add(norm)
         for e in gone_list:
-            for key in {e.id, e.id.lower()}:
+            for key in {e.id, name_key(e.id)}:
                 del self.by_id[key]
             norm = _norm(e.path)
             del self.by_path[norm]
@@ -165,7 +174,7 @@ class Resolver:
                 hit = held(self.by_path, self.shared_paths, _norm(joined), last=True)
                 if hit:
                     return hit
-        for key in (raw, raw.lower()):
+        for key in (raw, name_key(raw)):
             hit = held(self.by_id, self.shared_ids, key, last=False)
             if hit:
                 return hit
@@ -177,16 +186,20 @@ class Resolver:
             hit = self._best(among(self.by_suffix, norm), source)
             if hit:
                 return hit
-        low = raw.lower()
+        low = name_key(raw)
         for table in (self.by_stem, self.by_title, self.by_alias):
             hit = self._best(among(table, norm if table is self.by_stem else low), source)
             if hit:
                 return hit
         return None
 
+    def is_id(self, target: str) -> bool:
+        """Whether link text `target` names a note by its id (ids never change on a move)."""
+        return target in self.by_id or name_key(target) in self.by_id
+
     def candidates(self, target: str) -> list[str]:
         """Every path a reference could mean, for ambiguity reports (title or alias)."""
-        low = target.strip().lower()
+        low = name_key(target.strip())
         return sorted({*self.by_title.get(low, ()), *self.by_alias.get(low, ())})
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from vaultmem.config import VaultConfig
 from vaultmem.errors import Conflict, NotFound
-from vaultmem.index.resolve import LinkSource, NameEntry, Resolver, compute_edges
+from vaultmem.index.resolve import LinkSource, NameEntry, Resolver, compute_edges, name_key
 from vaultmem.models import LintReport, Problem
 from vaultmem.services.app import App
 from vaultmem.services.obsidian_links import link_by_file_names, not_file_named
@@ -154,7 +154,7 @@ def _cross_checks(
     by_title: dict[str, list[str]] = defaultdict(list)
     for note in notes:
         if note.scope == "shared":
-            by_title[note.title.lower()].append(note.relpath)
+            by_title[name_key(note.title)].append(note.relpath)
     for paths in by_title.values():
         if len(paths) > 1:
             for path in paths:

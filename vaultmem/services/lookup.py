@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from vaultmem.errors import Ambiguous, InvalidInput, NotFound
+from vaultmem.index.resolve import name_key
 from vaultmem.index.statedb import NoteRecord, StateDB
 from vaultmem.models import LinkedNote
 from vaultmem.vault.layout import Location
@@ -84,8 +85,8 @@ def find_note(db: StateDB, ref: str, visible: Visible) -> NoteRecord:
     by_title = seen(db.notes_titled(ref))
     if by_title:
         return _one(ref, by_title)
-    low = ref.lower()
-    by_alias = seen([r for r in db.notes_with_alias_text(ref) if any(a.lower() == low for a in r.aliases)])
+    key = name_key(ref)
+    by_alias = seen([r for r in db.notes_with_alias_text(ref) if any(name_key(a) == key for a in r.aliases)])
     if by_alias:
         return _one(ref, by_alias)
     by_name = _by_file_name(db, ref, visible) or _by_id_fragment(db, ref, visible)
@@ -102,15 +103,15 @@ _ID_CHARS = set("0123456789ABCDEFGHJKMNPQRSTVWXYZ-")
 
 def _by_file_name(db: StateDB, ref: str, visible: Visible) -> list[NoteRecord]:
     """Visible notes whose file is named `ref` (`Embed files.md` or `Embed files`) in any
-    folder, or whose vault path is `ref`, letter case ignored (as Obsidian resolves links):
-    a name pasted from a file browser or `ls`, a path typed in another case."""
-    name = ref.lower().removeprefix("./")
+    folder, or whose vault path is `ref`, letter case and Unicode normal form ignored (as
+    links resolve): a name pasted from a file browser or `ls`, a path typed in another case."""
+    name = name_key(ref).removeprefix("./")
     if not name:
         return []
     wanted = name if name.endswith(".md") else name + ".md"
     if "/" in wanted:
-        return [r for r in db.light_notes() if r.path.lower() == wanted and visible(location_of(r))]
-    return [r for r in db.light_notes() if r.path.rsplit("/", 1)[-1].lower() == wanted and visible(location_of(r))]
+        return [r for r in db.light_notes() if name_key(r.path) == wanted and visible(location_of(r))]
+    return [r for r in db.light_notes() if name_key(r.path.rsplit("/", 1)[-1]) == wanted and visible(location_of(r))]
 
 
 def _by_id_fragment(db: StateDB, ref: str, visible: Visible) -> list[NoteRecord]:

@@ -121,10 +121,7 @@ def file_linked_text(app: App, text: str, source: str) -> str:
     resolver = Resolver(NameEntry(*n) for n in names)
     files = Resolver(NameEntry(n[0], "", "") for n in names)
 
-    def is_id(target: str) -> bool:
-        return target in resolver.by_id or target.lower() in resolver.by_id
-
-    return file_linked(text, source, resolver.resolve, files.resolve, is_id)
+    return file_linked(text, source, resolver.resolve, files.resolve, resolver.is_id)
 
 
 # --- create ---------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from vaultmem.config import VaultConfig
 from vaultmem.errors import Conflict, NotFound
-from vaultmem.index.resolve import NameEntry, Resolver
+from vaultmem.index.resolve import NameEntry, Resolver, name_key
 from vaultmem.models import Problem
 from vaultmem.services.app import App
 from vaultmem.services.moves import hash_kept
@@ -32,12 +32,12 @@ def _misses(note: ParsedNote, resolver: Resolver, files: Resolver) -> list[tuple
     """(target, the note vaultmem resolves it to, the note Obsidian does or None), once each."""
     out: dict[str, tuple[str, str, str | None]] = {}
     for link in note.links:  # the body's, which `--fix` writes; a property's stays as typed
-        if link.kind == "markdown" or link.target.lower() in out:
+        if link.kind == "markdown" or name_key(link.target) in out:
             continue
         dst = resolver.resolve(link.target, note.relpath)
         there = files.resolve(link.target, note.relpath)
         if dst is not None and there != dst:
-            out[link.target.lower()] = (link.target, dst, there)
+            out[name_key(link.target)] = (link.target, dst, there)
     return list(out.values())
 
 
@@ -50,7 +50,7 @@ def not_file_named(
     problems = []
     for note in notes:
         for target, dst, there in _misses(note, resolver, files):
-            is_id = target in resolver.by_id or target.lower() in resolver.by_id
+            is_id = resolver.is_id(target)
             written = wiki_target(dst, False) if is_id else f"{wiki_target(dst, False)}|{target}"
             opens = f"opens {there}" if there else "finds no note" if operator else "finds none you may see"
             who = "`lint --fix`" if operator else "a person's `lint --fix`"
@@ -108,7 +108,6 @@ def _rewritten(app: App, note: ParsedNote, resolver: Resolver, files: Resolver) 
     changes or the file changed since it was read. A note as vaultmem wrote it gets its
     `hash` and `version` anew, as a move's rewrite does (moves.hash_kept): a link vaultmem
     rewrote is no person's word."""
-    ids = resolver.by_id
     path = note.relpath
     try:
         data, stamp = store.read_file(app.root, path)
@@ -116,7 +115,7 @@ def _rewritten(app: App, note: ParsedNote, resolver: Resolver, files: Resolver) 
         body = split_document(text).body
         if not text.endswith(body):
             return None
-        new_body = file_linked(body, path, resolver.resolve, files.resolve, lambda t: t in ids or t.lower() in ids)
+        new_body = file_linked(body, path, resolver.resolve, files.resolve, resolver.is_id)
         if new_body == body:
             return None
         new_text = text[: len(text) - len(body)] + new_body

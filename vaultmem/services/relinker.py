@@ -81,7 +81,7 @@ class Relinker:
             if dst == new_dst and source == new_source:
                 return None
             return markdown_target(new_source, new_dst, angle)
-        if dst == new_dst or link.target in self.before.by_id or link.target.lower() in self.before.by_id:
+        if dst == new_dst or self.before.is_id(link.target):
             return None  # not moved, or linked by id (ids never change)
         if self._names(link.target, new_source, new_dst):
             return None

@@ -28,6 +28,7 @@ from datetime import timedelta
 from vaultmem.clock import iso
 from vaultmem.clock import now as utc_now
 from vaultmem.errors import InvalidInput
+from vaultmem.index.resolve import name_key
 from vaultmem.models import Change, Flag, ReviewResult
 from vaultmem.services.app import App
 from vaultmem.services.documents import edges_in
@@ -406,8 +407,8 @@ class Flagger:
             return ""
         # Links written to its names, wherever they resolve now: whether the note went to
         # the trash or somewhere the caller cannot see must not show.
-        names = {n.lower() for n in (old.title, old.id, *old.aliases, change.path.rsplit("/", 1)[-1][:-3])}
-        sources = [src for src, target in self.app.db.edge_targets() if target.strip().lower() in names]
+        names = {name_key(n) for n in (old.title, old.id, *old.aliases, change.path.rsplit("/", 1)[-1][:-3])}
+        sources = [src for src, target in self.app.db.edge_targets() if name_key(target.strip()) in names]
         seen = [s for s in self._seen(sources) if s != change.path]
         return f"{len(seen)} note{'s' if len(seen) != 1 else ''} still link to it" if seen else ""
 

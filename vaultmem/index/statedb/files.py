@@ -138,7 +138,7 @@ class FileRows(Store):
     def notes_with_alias_text(self, alias: str) -> list[NoteRecord]:
         """Notes whose aliases contain `alias` in any letter case: a superset (a longer alias
         containing it matches too), which the caller narrows to exact aliases."""
-        needle = json.dumps(alias.lower(), ensure_ascii=False)[1:-1]  # as the JSON column spells it
+        needle = json.dumps(_lower(alias), ensure_ascii=False)[1:-1]  # as the JSON column spells it
         return self._select("status='note' AND aliases != '[]' AND vm_lower(aliases) LIKE ?", (f"%{needle}%",))
 
     def notes_with_body(self, scope: str, note_type: str, body_hash: str) -> list[NoteRecord]:

@@ -164,7 +164,8 @@ def _from_row(row: Iterable[Any]) -> NoteRecord:
 
 def _lower(value: str | None) -> str | None:
     """vm_lower: letter case and Unicode normal form left out (`Café` typed as e + U+0301
-    is the title `café`), as name comparisons need."""
+    is the title `café`), as name comparisons need: index/resolve.py's name_key, the rule
+    links resolve by, which cannot be imported here (resolve.py imports this package)."""
     return unicodedata.normalize("NFC", value).lower() if isinstance(value, str) else value
 
 
