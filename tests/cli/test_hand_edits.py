@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import threading
 import time
 from pathlib import Path
@@ -140,6 +141,78 @@ def test_counted_hand_edits_survive_a_full_rebuild(cli: Cli, note: dict[str, Any
     assert cli.ok("get", note["id"])["note"]["version"] == 3
     res = cli("note", "update", note["id"], "--body", "Agent rewrite", "--expect-version", "2")
     assert res.exit_code == 4 and "Person line 2." in path.read_text(encoding="utf-8")
+
+
+def _lose_state(vault: Path, how: str) -> None:
+    """The state db gone (`.vaultmem/` deleted) or damaged (set aside and made anew)."""
+    from vaultmem.paths import STATE_DB, StatePaths
+
+    state = StatePaths(vault).dir
+    if how == "deleted":
+        shutil.rmtree(state)
+    else:
+        for extra in ("-wal", "-shm"):
+            (state / f"{STATE_DB}{extra}").unlink(missing_ok=True)
+        (state / STATE_DB).write_bytes(b"not a database" * 100)
+
+
+@pytest.mark.parametrize("how", ["deleted", "damaged"])
+@pytest.mark.parametrize("when", ["lost, then edited", "edited, then lost", "edited, lost, reindexed"])
+def test_a_property_edit_is_a_new_version_after_the_state_db_is_lost(
+    cli: Cli, vault: Path, note: dict[str, Any], how: str, when: str
+) -> None:
+    """Probe F1: `hash` covers the body only, so once the state db and its write records
+    are gone, only the write journal (in the vault) tells a person's property edit from
+    what vaultmem wrote; an agent's write stating the version it read must not pass."""
+    path: Path = note["file"]
+    cli.ok("note", "update", note["id"], "--set", "importance=0.4")
+    assert cli.ok("get", note["id"])["note"]["version"] == 2  # what the agent read
+    if when.startswith("lost"):
+        _lose_state(vault, how)
+    _obsidian_property_edit(path, "trust_score", 0.9)
+    if when.startswith("edited"):
+        _lose_state(vault, how)
+    if when.endswith("reindexed"):
+        cli.ok("index")
+    edited = path.read_bytes()
+    res = cli("note", "update", note["id"], "--set", "trust_score=0.1", "--expect-version", "2")
+    assert res.exit_code == 4, res.stdout
+    assert res.data["error"]["current_version"] == 3 and "edited by hand" in res.data["error"]["message"]
+    assert path.read_bytes() == edited
+    assert cli.ok("get", note["id"])["note"]["version"] == 3  # the read and the write agree
+
+
+@pytest.mark.parametrize("how", ["deleted", "damaged"])
+def test_a_note_as_vaultmem_wrote_it_keeps_its_version_after_the_state_db_is_lost(
+    cli: Cli, vault: Path, note: dict[str, Any], how: str
+) -> None:
+    cli.ok("note", "update", note["id"], "--set", "importance=0.4")
+    assert cli.ok("get", note["id"])["note"]["version"] == 2
+    _lose_state(vault, how)
+    assert cli.ok("get", note["id"])["note"]["version"] == 2
+    assert cli.ok("note", "update", note["id"], "--set", "trust_score=0.1", "--expect-version", "2")["version"] == 3
+
+
+def test_a_second_edit_after_a_read_ahead_of_the_index_is_one_more_version(
+    cli: Cli, note: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read that counts an edit the index has not recorded yet (a watcher still
+    debouncing it, or one that does not answer) records what it counted: a second edit
+    before the index catches up is one more version, not the one the read reported."""
+    from vaultmem.daemon.forwarding import UNRESPONSIVE_ENV
+
+    path: Path = note["file"]
+    assert cli.ok("get", note["id"])["note"]["version"] == 1  # indexed
+    _obsidian_property_edit(path, "trust_score", 0.9)
+    with monkeypatch.context() as mp:
+        mp.setenv(UNRESPONSIVE_ENV, "stopped")  # answered from the index as it is
+        assert cli.ok("get", note["id"])["note"]["version"] == 2
+    _obsidian_property_edit(path, "trust_score", 0.8)
+    edited = path.read_bytes()
+    res = cli("note", "update", note["id"], "--set", "trust_score=0.1", "--expect-version", "2")
+    assert res.exit_code == 4, res.stdout
+    assert res.data["error"]["current_version"] == 3
+    assert path.read_bytes() == edited
 
 
 def test_an_edit_racing_the_write_is_never_overwritten(

@@ -100,3 +100,25 @@ def test_review_shows_a_model_name_as_data(vault: Path, cli: Cli) -> None:
     assert "\x1b" not in shown and "\x07" not in shown
     assert not any(line.startswith("warning: FORGED") for line in shown.splitlines())
     assert "bob/gpt\\x1b]52;c;ZXZpbA==\\x07\\x1b[2J\\nwarning: FORGED" in shown
+
+
+@pytest.mark.parametrize(
+    ("entries", "expected"),
+    [
+        ([("a.md", "h1"), ("a.md", "h2")], {"a.md": "h2"}),  # the last write there
+        ([("a.md", "h1"), ("a.md", None)], {}),  # moved away or removed: nothing written there now
+        ([("a.md", None), ("a.md", "h3")], {"a.md": "h3"}),  # written again after
+        ([("a.md", "h1"), ("b.md", "h2")], {"a.md": "h1", "b.md": "h2"}),
+    ],
+)
+def test_last_written(tmp_path: Path, entries: list[tuple[str, str | None]], expected: dict[str, str]) -> None:
+    """What vaultmem last wrote at each path, which outlives the state db (index/catalog.py
+    known_writes): each writer's file read, in the order of the writes."""
+    from vaultmem.vault.journal import append, last_written
+
+    # alternate writers, so the order comes from `at`, not from one file's lines
+    append(
+        tmp_path,
+        [Entry(f"2026-11-29T10:00:00.{i:03d}Z", "alice" if i % 2 else None, p, h) for i, (p, h) in enumerate(entries)],
+    )
+    assert last_written(tmp_path) == expected

@@ -18,6 +18,7 @@ from vaultmem.config import VaultConfig
 from vaultmem.index.resolve import LinkSource, NameEntry, Resolver, compute_edges, name_key
 from vaultmem.index.rows import rows
 from vaultmem.index.statedb import NoteRecord, StateDB
+from vaultmem.vault import journal
 from vaultmem.vault.ids import derived_id
 from vaultmem.vault.layout import FileEntry, walk_notes
 from vaultmem.vault.note import content_hash, version_now
@@ -196,6 +197,23 @@ def count_versions(
     return out
 
 
+def known_writes(root: Path, db: StateDB, records: list[NoteRecord]) -> dict[str, tuple[str, int]]:
+    """path -> (file hash, version) of vaultmem's last write there. A db that never scanned
+    (`.vaultmem/` deleted, a damaged db set aside) has none, but the vault's journal names
+    the bytes vaultmem last wrote at each path: a file no longer as written was edited by
+    hand since, one version past its `version:` (SPEC §2), even in a property alone, which
+    the body's `hash` does not cover (else an agent's write over it would pass)."""
+    written = db.writes_of(r.path for r in records)
+    if db.get_meta(SCANNED_AT) is not None:
+        return written
+    journaled = journal.last_written(root)
+    for rec in records:
+        digest = journaled.get(rec.path)
+        if digest is not None and rec.path not in written and rec.extra is not None:
+            written[rec.path] = (digest, int(rec.extra.get("file_version") or 0))
+    return written
+
+
 def name_of(rec: NoteRecord) -> tuple[object, ...]:
     """What other notes' links resolve against."""
     return (rec.status, rec.id, rec.title, rec.aliases)
@@ -350,7 +368,7 @@ def catch_up(
         for entry in read.touched:
             db.touch(entry.relpath, entry.size, entry.mtime_ns)
         before = db.by_paths([*(r.path for r in records), *diff.deleted])
-        written = db.writes_of(r.path for r in [*records, *quiet])
+        written = known_writes(root, db, [*records, *quiet])
         records = count_versions(records, before, moves, written)
         quiet = count_versions(quiet, db.by_paths([r.path for r in quiet]), (), written)
         db.record_versions((r.path, r.hash, r.version) for r in records if r.is_note)

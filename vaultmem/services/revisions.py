@@ -12,7 +12,7 @@ from typing import Any
 
 from vaultmem.clock import note_time
 from vaultmem.clock import now as utc_now
-from vaultmem.errors import ChangedOnDisk, Conflict, InvalidInput
+from vaultmem.errors import ChangedOnDisk, Conflict, InvalidInput, environment_error
 from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import (
     WriteResult,
@@ -32,7 +32,24 @@ def version_of(app: App, rec: NoteRecord, note: ParsedNote, file_hash: str) -> i
     written = app.db.writes_of([rec.path]).get(rec.path)
     if written is not None:
         known.append(written)
-    return version_now(file_hash, note.version, note.body_edited, known)
+    version = version_now(file_hash, note.version, note.body_edited, known)
+    if known and all(known_hash != file_hash for known_hash, _ in known):
+        _remember_count(app, rec.path, file_hash, version)
+    return version
+
+
+def _remember_count(app: App, relpath: str, file_hash: str, version: int) -> None:
+    """Record the version just counted for content nothing had recorded, as a reconcile
+    does: otherwise a second hand edit before the index sees the first would be counted
+    from the same row to the same version, the one this read reported, and a write stating
+    it would pass over the person's second edit. Best effort: a read answers anyway."""
+    if app.db.unwritable is not None:
+        return
+    try:
+        app.db.record_write(relpath, file_hash, version)
+    except Exception as exc:  # SQLite's: a full or read-only disk is no reason to fail a read
+        if environment_error(exc) is None:
+            raise
 
 
 def record_written(

@@ -137,3 +137,12 @@ def read_all(root: Path) -> list[Entry]:
             continue
     out.sort(key=lambda e: e.at)
     return out
+
+
+def last_written(root: Path) -> dict[str, str]:
+    """path -> sha256 of the file as vaultmem last wrote it there, for every path whose last
+    journaled write left a file (not one that moved or removed it)."""
+    last: dict[str, str | None] = {}
+    for entry in read_all(root):
+        last[entry.path] = entry.hash
+    return {path: digest for path, digest in last.items() if digest}

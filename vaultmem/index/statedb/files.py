@@ -46,13 +46,13 @@ class FileRows(Store):
 
     def record_versions(self, items: Iterable[tuple[str, str, int]]) -> None:
         """Remember (path, file hash, effective version): what vaultmem wrote, and what a
-        reconcile counted. Kept through `index --full`, so hand edits once counted stay
-        counted and a version never goes back."""
+        reconcile or a read counted. Kept through `index --full`, so hand edits once
+        counted stay counted and a version never goes back."""
         self._writable()
         self.conn.executemany("INSERT OR REPLACE INTO writes(path, hash, version) VALUES (?, ?, ?)", list(items))
 
     def writes_of(self, paths: Iterable[str]) -> dict[str, tuple[str, int]]:
-        """path -> (file hash, version) of vaultmem's own last write there."""
+        """path -> (file hash, version) last recorded there: vaultmem's write, or a count."""
         out: dict[str, tuple[str, int]] = {}
         wanted = list(paths)
         for i in range(0, len(wanted), 500):
