@@ -4,7 +4,7 @@ safely older than the scan that recorded it is read again by the next scan (git'
 clean" rule, index/catalog.py), and trusted by its stat again once a later scan read it.
 
 The tick is made deterministic, not raced for: the scans are told they happen at the note's
-mtime (catalog.scan_moment_ns, the clock compared with mtimes), and the edit puts the
+mtime (racy.now_ns, the clock compared with mtimes), and the edit puts the
 recorded mtime back with os.utime to the nanosecond."""
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ import pytest
 
 from tests.cli._util import write
 from tests.conftest import Cli
-from vaultmem.index import catalog
+from vaultmem.vault import racy
 
 NOTE = "shared/tick.md"
 
 
 def _scans_at(monkeypatch: pytest.MonkeyPatch, moment_ns: int) -> None:
-    monkeypatch.setattr(catalog, "scan_moment_ns", lambda: moment_ns)
+    monkeypatch.setattr(racy, "now_ns", lambda: moment_ns)
 
 
 def _rewrite_in_the_same_tick(path: Path, old: str, new: str) -> None:
@@ -76,7 +76,7 @@ def test_a_note_read_safely_after_its_mtime_is_trusted_by_its_stat_again(
     mtime = path.stat().st_mtime_ns
     _scans_at(monkeypatch, mtime)
     cli.ok("index")
-    _scans_at(monkeypatch, mtime + catalog.RACY_WINDOW_NS + 1)
+    _scans_at(monkeypatch, mtime + racy.RACY_WINDOW_NS + 1)
     assert cli.ok("index")["updated"] == 0  # read again (it was racy): unchanged
     _rewrite_in_the_same_tick(path, "quokkaaaa", "wombatzzz")
     assert cli.ok("index")["updated"] == 0  # not read: its stat is trusted

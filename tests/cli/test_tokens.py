@@ -11,8 +11,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import Cli
-from vaultmem.services.tokens import TokenBook
+from vaultmem.services.tokens import TokenBook, _digest
+from vaultmem.vault import racy
 
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
 
@@ -122,3 +125,31 @@ def test_a_ghost_sees_and_manages_only_its_own_tokens(vault: Path, cli: Cli) -> 
     assert hidden.exit_code == 3  # as if it did not exist
     assert TokenBook(vault).identify(alices["token"]) is not None
     assert {t["ghost"] for t in cli.ok("token", "list")["tokens"]} == {"alice", "bob"}  # a person: all
+
+
+@pytest.mark.parametrize("ctime", ["moved", "same-tick"])
+def test_a_hand_revoke_that_keeps_size_and_mtime_holds_at_once(
+    vault: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch, ctime: str
+) -> None:
+    """A token taken out of the file by hand, in an edit that kept its size, inode and mtime
+    (the mtime put back to the nanosecond), is refused at the next request: the book reads
+    the file again while its stat cannot prove it unchanged (vault/racy.py). "same-tick":
+    as on a disk whose ctime stayed in the tick too (left out of the stat), with the book
+    told it read the file in the tick of its mtime."""
+    revoked, kept = cli.ok("token", "add", "alice"), cli.ok("token", "add", "alice")
+    path = vault / ".vaultmem-tokens.json"
+    assert oct(path.stat().st_mode & 0o777) == "0o600"  # store.write_whole keeps it so
+    if ctime == "same-tick":
+        monkeypatch.setattr(racy, "stat_key", lambda st: (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, 0))
+        monkeypatch.setattr(racy, "now_ns", lambda: path.stat().st_mtime_ns)
+    book = TokenBook(vault)
+    assert book.identify(revoked["token"]) is not None
+    before = path.stat()
+    digest = _digest(revoked["token"])
+    other = digest[:-1] + ("0" if digest[-1] != "0" else "1")  # matches no token: revoked
+    path.write_text(path.read_text().replace(digest, other))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_ino, after.st_size, after.st_mtime_ns) == (before.st_ino, before.st_size, before.st_mtime_ns)
+    assert book.identify(revoked["token"]) is None
+    assert book.identify(kept["token"]) is not None

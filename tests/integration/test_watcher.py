@@ -308,6 +308,36 @@ def test_a_same_size_edit_that_keeps_the_mtime_is_seen(live: Watcher) -> None:
     wait_until(lambda: search_paths(vault, "tapirlater") == [], timeout=BUDGET_S)
 
 
+def test_a_same_size_config_edit_that_keeps_the_mtime_takes_effect(
+    tmp_path: Path, start_watcher: Callable[..., Watcher]
+) -> None:
+    """A project's members changed in vaultmem.toml by an edit that kept its size and mtime
+    hold at the next request: the watcher hashes the file again while its stat cannot prove
+    it unchanged (vault/racy.py), and alice no longer sees apollo's note. No file events:
+    the check is all there is; an mtime ahead of the clock keeps the file's stat untrusted
+    whatever the machine's speed."""
+    vault = make_vault(tmp_path / "v")
+    config = vault / "vaultmem.toml"
+    config.write_text(
+        config.read_text().replace(
+            '[projects.example]\n# members = ["alice"]', '[projects.apollo]\nmembers = ["alice"]'
+        )
+    )
+    ahead = time.time_ns() + 3600 * 10**9
+    os.utime(config, ns=(ahead, ahead))
+    ok(vault, "note", "create", "--title", "Launch plan", "--type", "fact", "--scope", "project", "--project", "apollo",
+       "--body", "The zebrafish launch window.", "--ghost", "alice")  # fmt: skip
+    start_watcher(vault, "--no-events")
+    assert search_paths(vault, "zebrafish", "--ghost", "alice") == ["project/apollo/Launch plan.md"]
+    assert search_paths(vault, "zebrafish", "--ghost", "bob") == []
+    before = config.stat()
+    config.write_text(config.read_text().replace('members = ["alice"]', 'members = ["bob"  ]'))
+    os.utime(config, ns=(ahead, ahead))
+    assert (config.stat().st_size, config.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    assert search_paths(vault, "zebrafish", "--ghost", "alice") == []
+    assert search_paths(vault, "zebrafish", "--ghost", "bob") == ["project/apollo/Launch plan.md"]
+
+
 def test_posting_lists_are_decoded_ahead_at_start(live: Watcher) -> None:
     """The watcher decodes the index's posting lists when it starts (FullTextIndex.warm),
     says so in its log and in `status`; a segment an edit writes is read on demand."""

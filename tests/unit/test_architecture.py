@@ -295,9 +295,7 @@ NOT_NOTES = {
     "services/vaults.py::_write_config": "vaultmem.toml's temp file, opened to write (ghost add)",
     "cli/autostart.py::start_in_background": "watcher.log, appended to",
     "services/tokens.py::_read": ".vaultmem-tokens.json (or the former .vaultmem/mcp_tokens.json)",
-    "services/tokens.py::_write": ".vaultmem-tokens.json's temp file, opened to write",
     "services/tokens.py::_read_used": "tokens_used.json",
-    "services/tokens.py::TokenBook.flush": "tokens_used.json's temp file, opened to write",
 }
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vaultmem.config import CONFIG_NAME, VaultConfig
+from vaultmem.config import VaultConfig
 from vaultmem.daemon.bridge import CommandRunner
 from vaultmem.daemon.events import Debounce
 from vaultmem.daemon.jobs import Job
@@ -22,6 +22,7 @@ from vaultmem.daemon.status import RecentErrors, StatusFile
 from vaultmem.errors import IndexBusy
 from vaultmem.paths import StatePaths
 from vaultmem.services.app import App
+from vaultmem.vault.racy import SeenFile
 
 SIGNAL_POLL_S = 1.0  # how soon the main loop notices a signal (see _next_action)
 log = logging.getLogger("vaultmem.watcher")
@@ -66,14 +67,6 @@ class WatcherStopping(IndexBusy):
 class AnotherWatcher(IndexBusy):
     """Another watcher answers for the vault. Normal for one started on demand: several
     processes may race to start one (cli/autostart.py); the first one wins."""
-
-
-def config_signature(root: Path) -> tuple[int, int] | None:
-    try:
-        st = os.stat(root / CONFIG_NAME)
-    except OSError:
-        return None
-    return (st.st_mtime_ns, st.st_size)
 
 
 def index_settings(config: VaultConfig) -> tuple[object, ...]:
@@ -125,7 +118,8 @@ class WatcherBase:
     cold_segments: bool
     postings_decoded: bool  # the start's posting lists (_warm_more); then the note lookup
     _app: App | None
-    _config_sig: tuple[int, int] | None
+    # vaultmem.toml as the App's config was read from it (vault/racy.py); None: read it again
+    _config_seen: SeenFile | None
     _load_commands: Callable[[], CommandRunner]
     _run_command: CommandRunner | None
     _observer: Any

@@ -10,12 +10,13 @@ import time
 from typing import Any
 
 from vaultmem.config import CONFIG_NAME, load_config
-from vaultmem.daemon.base import SIGNAL_POLL_S, WatcherBase, WatcherStopping, config_signature, index_settings, log
+from vaultmem.daemon.base import SIGNAL_POLL_S, WatcherBase, WatcherStopping, index_settings, log
 from vaultmem.daemon.events import CONFIG, git_writing
 from vaultmem.daemon.server import Pending, error_reply
 from vaultmem.daemon.status import now_iso
 from vaultmem.errors import VaultmemError
 from vaultmem.services.indexing import run_index
+from vaultmem.vault import racy
 
 # While git writes the tree (its index lock held), file events wait: checked this often,
 # and a lock older than this is taken for one a crashed git left behind.
@@ -218,11 +219,13 @@ class WorkerLoop(WatcherBase):
         self.errors.add(message)
 
     def _refresh_config(self) -> bool:
-        """Pick up an edited vaultmem.toml (a new ghost, types, search defaults)."""
-        signature = config_signature(self.root)
-        if signature == self._config_sig:
+        """Pick up an edited vaultmem.toml (a new ghost, types, search defaults, access
+        rules). Its stat alone cannot prove it unchanged (an edit in the tick of its mtime
+        keeps size and mtime): vault/racy.py hashes it again while that may be so."""
+        seen, changed = racy.look_again(self._config_seen, self.root / CONFIG_NAME)
+        self._config_seen = seen
+        if not changed:
             return False
-        self._config_sig = signature
         try:
             config = load_config(self.root, self.env)
         except VaultmemError as exc:
@@ -250,5 +253,5 @@ class WorkerLoop(WatcherBase):
         with self.cond:
             self.debounce.mark(time.monotonic())
             if kind == CONFIG:
-                self._config_sig = None  # re-read it at the next reconcile
+                self._config_seen = None  # re-read it at the next reconcile
             self.cond.notify_all()

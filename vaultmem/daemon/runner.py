@@ -34,13 +34,13 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from vaultmem.config import CONFIG_NAME
 from vaultmem.daemon import paths
 from vaultmem.daemon.base import (
     RESCAN_WITHOUT_EVENTS_S,
     AnotherWatcher,
     Settings,
     WatcherStopping,
-    config_signature,
     folder_identity,
     log,
 )
@@ -60,8 +60,10 @@ from vaultmem.paths import StatePaths
 from vaultmem.services.app import App
 from vaultmem.services.freshness import KeptByWatcher
 from vaultmem.shown import clean
+from vaultmem.vault import racy
 from vaultmem.vault.git import index_lock_path
 from vaultmem.vault.nesting import kept_by
+from vaultmem.vault.racy import SeenFile
 
 __all__ = ["AnotherWatcher", "Settings", "Watcher", "WatcherStopping", "configure_logging"]
 
@@ -115,7 +117,7 @@ class Watcher(Requests, WorkerLoop, WarmUp):
         self.git_lock = index_lock_path(self.root)
         self.events = "inotify"
         self._app: App | None = None
-        self._config_sig: tuple[int, int] | None = None
+        self._config_seen: SeenFile | None = None
         self._load_commands = load_commands
         self._run_command: CommandRunner | None = None
         self._observer: Any = None
@@ -217,6 +219,8 @@ class Watcher(Requests, WorkerLoop, WarmUp):
         # The watcher's own App acts for nobody in particular (its reconciles, autocommit):
         # not for the ghost or person of whichever shell started it.
         env = {k: v for k, v in self.env.items() if k not in ("VAULTMEM_GHOST", "VAULTMEM_PERSON")}
+        # Looked at before App.open reads it: an edit made in between is then seen as one.
+        seen = racy.look(self.root / CONFIG_NAME)
         app = App.open(
             self.root,
             None,
@@ -225,7 +229,7 @@ class Watcher(Requests, WorkerLoop, WarmUp):
             progress=self._check_stop,
             freshness=KeptByWatcher(self._embed_deferred),
         )
-        self._config_sig = config_signature(self.root)
+        self._config_seen = seen
         return app
 
     def _install_signals(self) -> Callable[[], None]:

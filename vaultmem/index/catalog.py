@@ -2,14 +2,13 @@
 
 A pure diff (stat walk against stored rows), then reading only the files whose size or
 mtime changed (or that changed too close to the last scan for their stat to be trusted:
-RACY_WINDOW_NS), then moves paired by id or content hash, then one transaction. Cheap when
+vault/racy.py), then moves paired by id or content hash, then one transaction. Cheap when
 nothing changed: no file is opened and neither chromadb nor a model is imported. `get`
 and `query` run only this stage; `index` and `search` go on to the derived indexes.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -18,7 +17,7 @@ from vaultmem.config import VaultConfig
 from vaultmem.index.resolve import LinkSource, NameEntry, Resolver, compute_edges, name_key
 from vaultmem.index.rows import rows
 from vaultmem.index.statedb import NoteRecord, StateDB
-from vaultmem.vault import journal
+from vaultmem.vault import journal, racy
 from vaultmem.vault.ids import derived_id
 from vaultmem.vault.layout import FileEntry, walk_notes
 from vaultmem.vault.note import content_hash, version_now
@@ -27,26 +26,18 @@ from vaultmem.vault.store import read_note_bytes
 Progress = Callable[[int, int], None]
 
 
-# git's "racy clean" rule. A file edited again in the tick of its mtime keeps the size and
-# mtime the scan recorded (same-size edits by tools; disks stamping to 1 s or 2 s, FAT's
-# 2 s the coarsest): its stat says nothing about whether the scan saw that edit. So a row
-# is trusted by (size, mtime) only when the mtime is this much older than the moment the
-# scan that recorded it began; younger ones are read and hashed again, until a scan has
-# read them safely after their mtime. Only the files saved in the last seconds cost a read.
-RACY_WINDOW_NS = 2_000_000_000
+# git's "racy clean" rule (vault/racy.py): a row is trusted by (size, mtime) only when the
+# mtime is RACY_WINDOW_NS older than the moment the scan that recorded it began; younger ones
+# are read and hashed again, until a scan has read them safely after their mtime. Only the
+# files saved in the last seconds cost a read.
 SCANNED_AT = "catalog_scanned_ns"  # meta: when the scan that last recorded rows began
 NO_SCAN = -(2**63)  # a db without that mark (made before it): no stat is trusted, once
-
-
-def scan_moment_ns() -> int:
-    """Now, by the clock that stamps mtimes (the system's: vaultmem.clock may be fixed)."""
-    return time.time_ns()
 
 
 def trusted_before(db: StateDB) -> int:
     """The mtime below which a row's unchanged (size, mtime) is trusted without a read."""
     scanned = db.get_meta(SCANNED_AT)
-    return NO_SCAN if scanned is None else int(scanned) - RACY_WINDOW_NS
+    return NO_SCAN if scanned is None else int(scanned) - racy.RACY_WINDOW_NS
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +51,7 @@ def diff_stats(
     entries: Iterable[FileEntry], known: Mapping[str, tuple[int, int, str, str]], trusted_before: int | None = None
 ) -> StatDiff:
     """Pure: which files need reading, which rows lost their file. `trusted_before`: an
-    unchanged stat with an mtime from then on is read anyway (RACY_WINDOW_NS); None trusts
+    unchanged stat with an mtime from then on is read anyway (racy.RACY_WINDOW_NS); None trusts
     every unchanged stat (`status`, which only counts what is surely pending)."""
     changed: list[FileEntry] = []
     seen: set[str] = set()
@@ -337,7 +328,7 @@ def catch_up(
     follow in the same run need not read those files again. `strays`, when given, collects
     the write temp files the walk met (vault/layout.py walk_notes). `names`: the Resolver
     a long-lived process keeps (index/views.py); a fresh one otherwise."""
-    started = scan_moment_ns()  # before the walk: every stat and read below is later
+    started = racy.now_ns()  # before the walk: every stat and read below is later
     known = db.stats()
     # Problems depend on the config (allowed types); a config change re-checks every file.
     signature = config_signature(config)
@@ -443,7 +434,7 @@ def _settle(db: StateDB, verified: list[FileEntry], started: int) -> None:
     """A scan that found nothing changed, only read recent files again: record when it
     began once that lets a later scan trust one of them, else write nothing (a `get` just
     after a save commits nothing; a db that cannot be written is no error here)."""
-    if db.unwritable is not None or all(e.mtime_ns >= started - RACY_WINDOW_NS for e in verified):
+    if db.unwritable is not None or all(racy.is_racy(e.mtime_ns, started) for e in verified):
         return
     with db.transaction():
         db.set_meta(SCANNED_AT, str(started))

@@ -4,12 +4,13 @@
 short id and when it was made) in `<vault>/.vaultmem-tokens.json`, mode 0600, beside — not
 inside — the disposable `.vaultmem/`: deleting the derived state never revokes a token.
 `revoke` drops one token by its id; `list` shows them without the secret. Rewrites happen
-under a lock, through a unique temp file renamed into place, so parallel `token add`s each
-keep their token and a reader never sees half a file.
+under a lock, through a unique temp file renamed into place (store.write_whole), so parallel
+`token add`s each keep their token and a reader never sees half a file.
 
 `TokenBook` is the server's side: which ghost a presented token belongs to (constant-time
 hash comparison), the file read again whenever it changed (a revoke holds at the next
-request), and when each token was last used. A file it cannot read refuses every token.
+request, a hand edit too: vault/racy.py), and when each token was last used. A file it
+cannot read refuses every token.
 """
 
 from __future__ import annotations
@@ -19,14 +20,11 @@ import hashlib
 import hmac
 import json
 import logging
-import os
 import secrets
-import tempfile
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from vaultmem.clock import iso
 from vaultmem.clock import now as utc_now
@@ -36,6 +34,8 @@ from vaultmem.index.lock import IndexLock
 from vaultmem.models import TokenCreated, TokenInfo, TokenList, TokenRevoked
 from vaultmem.paths import StatePaths
 from vaultmem.services.vaults import append_ignore_rule
+from vaultmem.vault import racy
+from vaultmem.vault.store import write_whole
 
 PREFIX = "vmt_"
 ID_HEX = 12  # the short id: the first hex digits of the token's hash (48 bits)
@@ -112,24 +112,7 @@ def _write(root: Path, entries: list[Entry]) -> Path:
     paths = StatePaths(root)
     target = paths.tokens
     data = {"tokens": [{"id": e.id, "ghost": e.ghost, "hash": e.hash, "created": e.created} for e in entries]}
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:  # mkstemp makes it 0600
-            json.dump(data, fh, indent=1)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    with contextlib.suppress(OSError):
-        dir_fd = os.open(target.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+    write_whole(target, (json.dumps(data, indent=1) + "\n").encode("utf-8"), 0o600)
     with contextlib.suppress(FileNotFoundError):
         paths.legacy_tokens.unlink()  # moved: a revoke must not be undone by the old copy
     return target
@@ -188,39 +171,38 @@ def _read_used(root: Path) -> dict[str, str]:
 
 
 class TokenBook:
-    """The tokens as the server checks them: the file is read again whenever it changed
-    (size, mtime, inode), so `token add` and `token revoke` hold at the next request."""
+    """The tokens as the server checks them: the file is read again whenever it changed, so
+    `token add`, `token revoke` and a hand edit hold at the next request. Its stat alone
+    cannot prove it unchanged (an edit in the tick of its mtime keeps size and mtime):
+    vault/racy.py hashes it again while that may be so."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self._paths = StatePaths(root)
         self._lock = threading.Lock()
-        self._signature: Any = ()
+        self._seen: tuple[racy.SeenFile | None, ...] | None = None  # None: never read
         self._entries: list[Entry] = []
         self._damaged: str | None = None
         self._used: dict[str, str] = {}
         self._flushed = time.monotonic()
 
-    def _signature_now(self) -> Any:
-        out: list[tuple[int, int, int] | None] = []
-        for path in (self._paths.tokens, self._paths.legacy_tokens):
-            try:
-                st = os.stat(path)
-            except OSError:
-                out.append(None)
-                continue
-            out.append((st.st_ino, st.st_size, st.st_mtime_ns))
-        return tuple(out)
+    def _changed(self) -> bool:
+        """Whether the token files (the former one too) hold other bytes than when last
+        read, or came or went; True before the first read. Looked at before load_entries
+        reads them: an edit made in between is then seen at the next request."""
+        paths = (self._paths.tokens, self._paths.legacy_tokens)
+        before = self._seen
+        looks = [racy.look_again(None if before is None else before[i], p) for i, p in enumerate(paths)]
+        self._seen = tuple(seen for seen, _ in looks)
+        return before is None or any(changed for _, changed in looks)
 
     def _current(self) -> list[Entry]:
-        signature = self._signature_now()
-        if signature != self._signature:
+        if self._changed():
             try:
                 self._entries, self._damaged = load_entries(self.root), None
             except InvalidInput as exc:
                 self._entries, self._damaged = [], exc.message
                 log.error("every request is refused until the token file is fixed: %s", exc.message)
-            self._signature = signature
         return self._entries
 
     def identify(self, token: str | None) -> Entry | None:
@@ -263,7 +245,4 @@ class TokenBook:
         path = self._paths.tokens_used
         with contextlib.suppress(OSError):
             self._paths.make()
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(merged, fh)
-            os.replace(tmp, path)
+            write_whole(path, json.dumps(merged).encode("utf-8"), 0o600)

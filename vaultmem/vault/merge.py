@@ -21,9 +21,7 @@ in the body only (a key's conflict as a marked block at the end of the body), wh
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +31,7 @@ from vaultmem.vault.comments import union as union_comments
 from vaultmem.vault.dates import later
 from vaultmem.vault.frontmatter import FrontMatterError, compose_document, load_yaml, split_document
 from vaultmem.vault.note import as_written, body_hash
+from vaultmem.vault.store import write_whole
 from vaultmem.vault.writer import REMOVE, edit_note_text, normalize_body
 
 MergeText = Callable[..., tuple[str, int]]  # (ours, base, theirs, diff3=) -> (text, conflicts)
@@ -276,12 +275,6 @@ def merge_files(base: Path, ours: Path, theirs: Path) -> int:
         return path.read_bytes().decode("utf-8", "surrogateescape")
 
     merged = merge_note(read(base), read(ours), read(theirs), merge_text)
-    fd, tmp = tempfile.mkstemp(dir=ours.parent, prefix=".vaultmem-merge-")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(merged.text.encode("utf-8", "surrogateescape"))
-        os.replace(tmp, ours)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    # git's own temp file (%A), not a note: 0600 as before; git writes the note from it
+    write_whole(ours, merged.text.encode("utf-8", "surrogateescape"), 0o600)
     return min(merged.conflicts, 127)
