@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from vaultmem.config import VaultConfig
-from vaultmem.errors import Conflict, NotFound
+from vaultmem.errors import Conflict, InvalidInput, NotFound
 from vaultmem.index.resolve import LinkSource, NameEntry, Resolver, compute_edges, name_key
 from vaultmem.models import LintReport, Problem
 from vaultmem.services.app import App
@@ -244,8 +244,8 @@ def _rewrite_properties(
                 continue
             edited = edit_note_text(data.decode("utf-8"), parsed.front_matter, changes)
             store.replace_file(app.root, note.relpath, edited.text.encode("utf-8"), stamp)
-        except (Conflict, UnicodeDecodeError, NotFound):
-            continue
+        except (Conflict, UnicodeDecodeError, NotFound, InvalidInput):
+            continue  # changed meanwhile, or too large once fixed: left as it is
         fixed.append({"path": note.relpath, **told(changes)})
         found[note.relpath] = stamp.sha256
     app.wrote([f["path"] for f in fixed], was=found)
@@ -275,8 +275,8 @@ def _add_missing_ids(app: App, notes: list[ParsedNote]) -> list[dict[str, str]]:
             # the derived id agents may have stored keeps naming the note (lookup.find_note)
             edited = edit_note_text(text, note.front_matter, {"id": new_id, "former_ids": [note.id]})
             store.replace_file(app.root, note.relpath, edited.text.encode("utf-8"), stamp)
-        except (Conflict, UnicodeDecodeError):
-            continue
+        except (Conflict, UnicodeDecodeError, NotFound, InvalidInput):
+            continue  # changed meanwhile, or too large once fixed: left as it is
         fixed.append({"path": note.relpath, "id": new_id})
         found[note.relpath] = stamp.sha256  # what the fix found: a person's words stay theirs (review.writers)
     app.wrote([f["path"] for f in fixed], was=found)

@@ -12,7 +12,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
+from vaultmem.clock import note_time
+from vaultmem.clock import now as utc_now
 from vaultmem.errors import Conflict, InvalidInput, NotFound, VaultmemError
 from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import Move, MoveReport, WriteResult
@@ -68,13 +71,28 @@ def _rewritten(app: App, relinker: Relinker, source: str) -> tuple[str, str] | N
     return None if new_text == text else (text, new_text)
 
 
-def apply_moves(app: App, moves: Mapping[str, str], *, dry_run: bool, operator: bool = False) -> MoveReport:
-    """Move notes (old path -> new path) and rewrite the links that pointed at them.
+@dataclass(frozen=True, slots=True)
+class MovePlan:
+    """What a move will write, all decided before anything is written."""
 
-    Files move first (a move of unchanged content keeps ids, versions and vectors); then the
-    notes whose links changed are rewritten in place, each only if unchanged since read."""
-    if not moves:
-        return MoveReport([], [], [], dry_run)
+    moves: Mapping[str, str]  # old path -> new path
+    operator: bool
+    edits: dict[str, tuple[str, str]]  # linking note (its old path) -> (text read, text relinked)
+    skipped: list[dict[str, str]]  # notes left as they are, only those the caller may see
+
+
+TOO_LARGE = "its links rewritten, it would be over the note size limit; links left as they were"
+GONE = "gone before its links were updated"
+CHANGED = "changed on disk meanwhile; links left as they were"
+UNWRITABLE = "could not be written; links left as they were"
+
+
+def plan_moves(app: App, moves: Mapping[str, str], operator: bool = False) -> MovePlan:
+    """Each note whose links a move changes, with its new text. A moved note that would be
+    too large after its own links are rewritten refuses the move here, before any file
+    moves (the caller may write it, so naming it tells nothing); any other note that would
+    be is left as it is, as one changed on disk is (carry_out): one linking note never
+    stops a move, nor names a note the caller may not see."""
     # Links are the vault's integrity, as Obsidian keeps them: every link to a moved note is
     # rewritten, in every note, whoever moves it. What the caller is told follows SPEC §3:
     # only the notes it may see. Each note is relinked among the notes every one of its
@@ -101,16 +119,51 @@ def apply_moves(app: App, moves: Mapping[str, str], *, dry_run: bool, operator: 
             relinkers[key] = Relinker.build(kept, moves, short=operator, names_ok=names_ok)
         return relinkers[key]
 
-    edits: dict[str, tuple[str, str]] = {}
+    plan = MovePlan(moves, operator, {}, [])
     for source in _linking_sources(app, moves, operator):
         changed = _rewritten(app, relinker_for(source), source)
-        if changed is not None:
-            edits[source] = changed
+        if changed is None:
+            continue
+        if _fits(changed[1]):
+            plan.edits[source] = changed
+        elif source in moves:
+            raise InvalidInput(
+                f"{source}: with its links rewritten the note would be over {store.MAX_NOTE_BYTES} bytes, "
+                "the most a note may be; nothing moved"
+            )
+        elif operator or _visible(app, source):
+            plan.skipped.append({"path": source, "reason": TOO_LARGE})
+    return plan
+
+
+def _fits(text: str) -> bool:
+    """Whether a note's new text is one the store writes (store.check_size: its size, no
+    NUL). Its refusal is not passed on: it names the note, maybe one hidden from the caller."""
+    try:
+        store.check_size("", text.encode("utf-8"))
+    except InvalidInput:
+        return False
+    return True
+
+
+def apply_moves(app: App, moves: Mapping[str, str], *, dry_run: bool, operator: bool = False) -> MoveReport:
+    """Move notes (old path -> new path) and rewrite the links that pointed at them."""
+    return carry_out(app, plan_moves(app, moves, operator), dry_run=dry_run)
+
+
+def carry_out(app: App, plan: MovePlan, *, dry_run: bool) -> MoveReport:
+    """Files move first (a move of unchanged content keeps ids, versions and vectors); then the
+    notes whose links changed are rewritten in place, each only if unchanged since read. A
+    note that cannot be is left as it is and the rest go on: once a file has moved, a
+    stop would leave links to it broken in the notes not yet rewritten."""
+    moves, operator = plan.moves, plan.operator
+    if not moves:
+        return MoveReport([], [], [], dry_run)
     rows = app.db.by_paths(moves)
     report = MoveReport(
         moves=[Move(rows[old].id if old in rows else None, old, new) for old, new in moves.items()],
-        links_updated=sorted(moves.get(p, p) for p in edits if operator or _visible(app, p)),
-        skipped=[],
+        links_updated=sorted(moves.get(p, p) for p in plan.edits if operator or _visible(app, p)),
+        skipped=list(plan.skipped),
         dry_run=dry_run,
     )
     if dry_run:
@@ -120,30 +173,44 @@ def apply_moves(app: App, moves: Mapping[str, str], *, dry_run: bool, operator: 
         store.move_file(app.root, old, new)
     app.wrote(list(moves) + list(moves.values()), was={old: sha for old, sha in found.items() if sha})
     app.catch_up()
-    for source, (before, after) in edits.items():
+    for source, (before, after) in plan.edits.items():
         path = moves.get(source, source)
         tell = operator or _visible(app, source)
-        try:
-            data, stamp = store.read_file(app.root, path)
-        except (NotFound, InvalidInput):
-            if tell:
-                report.skipped.append({"path": path, "reason": "gone before its links were updated"})
-            continue
-        if data.decode("utf-8", errors="replace") != before:
-            if tell:
-                report.skipped.append({"path": path, "reason": "changed on disk meanwhile; links left as they were"})
-            continue
-        rec = app.db.get(path)
-        parsed = parse_note(path, data)
-        version = version_of(app, rec, parsed, stamp.sha256) if rec and isinstance(parsed, ParsedNote) else 0
-        # a field a person changed by hand stays unseen: the version in the file stays behind
-        unseen = not isinstance(parsed, ParsedNote) or holds_unseen_words(parsed, version)
-        new_data = (after if unseen else hash_kept(path, parsed, after, version + 1)).encode("utf-8")
-        store.replace_file(app.root, path, new_data, stamp)
-        # A changed body is a new version (what an agent read before has other links).
-        record_written(app, path, new_data, version + 1, upkeep=not tell, was=stamp.sha256)
+        reason = _relink_one(app, path, before, after, upkeep=not tell)
+        if reason is not None and tell:
+            report.skipped.append({"path": path, "reason": reason})
+            report.links_updated.remove(path)
     app.catch_up()
     return report
+
+
+def _relink_one(app: App, path: str, before: str, after: str, *, upkeep: bool) -> str | None:
+    """Write one linking note's rewritten links; why it was left as it was, or None. No
+    error leaves here: its message would name the note, maybe to a caller who may not see it."""
+    try:
+        data, stamp = store.read_file(app.root, path)
+    except (NotFound, InvalidInput):
+        return GONE
+    if data.decode("utf-8", errors="replace") != before:
+        return CHANGED
+    rec = app.db.get(path)
+    parsed = parse_note(path, data)
+    version = version_of(app, rec, parsed, stamp.sha256) if rec and isinstance(parsed, ParsedNote) else 0
+    # a field a person changed by hand stays unseen: the version in the file stays behind
+    unseen = not isinstance(parsed, ParsedNote) or holds_unseen_words(parsed, version)
+    new_text = after if unseen else hash_kept(path, parsed, after, version + 1)
+    if not _fits(new_text):  # its new `version` one digit longer, on a note at the limit
+        return TOO_LARGE
+    new_data = new_text.encode("utf-8")
+    try:
+        store.replace_file(app.root, path, new_data, stamp)
+    except Conflict:
+        return CHANGED
+    except (VaultmemError, OSError):  # a symlink out of the vault, a read-only file, a full disk
+        return UNWRITABLE
+    # A changed body is a new version (what an agent read before has other links).
+    record_written(app, path, new_data, version + 1, upkeep=upkeep, was=stamp.sha256)
+    return None
 
 
 def _sha256(app: App, path: str) -> str | None:
@@ -240,7 +307,10 @@ def move_note(app: App, ref: str, target: str, *, dry_run: bool = False) -> Move
             ensure_unique_title(app, new_stem, location.scope, exclude_path=rec.path)
         except Conflict as clash:
             raise Conflict(f"{clash.message}; nothing moved", **clash.details) from None
-    report = apply_moves(app, {rec.path: new}, dry_run=dry_run)
+    plan = plan_moves(app, {rec.path: new})
+    if retitled:
+        _check_retitle(app, rec, plan, new_stem)
+    report = carry_out(app, plan, dry_run=dry_run)
     if not dry_run and retitled:
         # Its title was its file name, as in Obsidian: a rename renames the note. A note
         # without a `title:` (a person's; one whose front matter is broken) takes its
@@ -302,12 +372,34 @@ def follow_title(app: App, result: WriteResult, old_title: str, new_title: str) 
     new = f"{folder}/{free}" if folder else free
     try:
         apply_moves(app, {result.path: new}, dry_run=False)
-    except Conflict:
+    except (Conflict, InvalidInput):  # taken meanwhile; too large with its own links rewritten
         return result
     # its own links to itself were rewritten too: a version more (apply_moves caught up)
     rec = app.db.get(new)
     version = max(result.version, rec.version) if rec is not None else result.version
     return WriteResult(result.id, new, version, {**result.extra, "moved_from": result.path})
+
+
+def _check_retitle(app: App, rec: NoteRecord, plan: MovePlan, title: str) -> None:
+    """Refuse, before anything moves, a rename whose retitle (update_note, after the move)
+    would make the note too large: else the move would be done and the title not."""
+    try:
+        data, stamp = store.read_file(app.root, rec.path)
+    except VaultmemError:
+        return
+    read = parse_note(rec.path, data)
+    text = plan.edits[rec.path][1] if rec.path in plan.edits else data.decode("utf-8", errors="replace")
+    now = parse_note(rec.path, text.encode("utf-8"))
+    if not isinstance(read, ParsedNote) or not isinstance(now, ParsedNote) or not now.fm_ok:
+        return
+    # the changes update_note makes (services/revisions.py mutate), a version more for the relink
+    version = version_of(app, rec, read, stamp.sha256) + (2 if rec.path in plan.edits else 1)
+    changes = {"title": title, "updated": note_time(utc_now()), "version": version}
+    if not _fits(edit_note_text(text, now.front_matter, changes).text):
+        raise InvalidInput(
+            f"{rec.path}: retitled {title!r} the note would be over {store.MAX_NOTE_BYTES} bytes, "
+            "the most a note may be; nothing moved"
+        )
 
 
 def _titled_in_file(app: App, path: str) -> bool:

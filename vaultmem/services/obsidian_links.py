@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from vaultmem.config import VaultConfig
-from vaultmem.errors import Conflict, NotFound
+from vaultmem.errors import Conflict, InvalidInput, NotFound
 from vaultmem.index.resolve import NameEntry, Resolver, name_key
 from vaultmem.models import Problem
 from vaultmem.services.app import App
@@ -130,6 +130,6 @@ def _rewritten(app: App, note: ParsedNote, resolver: Resolver, files: Resolver) 
             new_data = new_text.encode("utf-8")
             store.replace_file(app.root, path, new_data, stamp)
             app.wrote([path], was={path: stamp.sha256})  # a person's words stay theirs (review.writers)
-    except (Conflict, UnicodeDecodeError, NotFound):
-        return None
+    except (Conflict, UnicodeDecodeError, NotFound, InvalidInput):
+        return None  # changed meanwhile, or too large once fixed: left as it is
     return new_data
