@@ -70,3 +70,34 @@ def test_a_fixed_link_in_an_agents_note_keeps_it_the_agents(cli: Cli) -> None:
     cli.ok("note", "create", "--title", "Wine: basics", "--type", "note", "--scope", "shared", "--body", "hi")
     cli.ok("lint", "--fix")
     cli.ok("note", "update", "Linker", "--body", "replaced", ghost="alice")
+
+
+def test_property_links_obsidian_cannot_follow_are_named_and_fixed(cli: Cli, vault: Path) -> None:
+    """A property whose whole value is one wikilink is a link to Obsidian (1.4+): one
+    written by a title, an id or an alias is named and fixed as the body's are, only its
+    target changes, and a note's own names stay as given."""
+    wine = cli.ok("note", "create", "--title", "Wine: basics", "--type", "fact", "--scope", "shared", "--body", "P.")
+    cli.ok(
+        "note", "create", "--title", "Bob: plans", "--type", "fact", "--scope", "private", "--body", "s", ghost="bob"
+    )
+    front = (
+        "---\nid: P1\ntitle: Props\naliases: ['[[Wine: basics]]']\n# a person's links\n"
+        'related: "[[Wine: basics]]"  # by title\n'
+        "sources:\n  - '[[Wine: basics#Soils]]'\n  - \"[[Wine basics|by file]]\"\n"
+        f'parent: "[[{wine["id"]}]]"\n'
+        'plans: "[[Bob: plans]]"\n'
+        "---\nNo link in the body.\n"
+    )
+    props = write(vault, "shared/Props.md", front)
+    assert _codes(cli)["not_a_file_name"] == ["shared/Props.md"] * 3  # by title, by id, bob's title
+    fixed = cli.ok("lint", "--fix")["fixed"]
+    assert {"path": "shared/Props.md", "links": "by file name, as Obsidian resolves them"} in fixed
+    assert props.read_text(encoding="utf-8") == (
+        front.replace('"[[Wine: basics]]"  #', '"[[shared/Wine basics|Wine: basics]]"  #')
+        .replace("'[[Wine: basics#Soils]]'", "'[[shared/Wine basics#Soils|Wine: basics#Soils]]'")
+        .replace(f"[[{wine['id']}]]", "[[shared/Wine basics]]")
+    )
+    # bob's private path never lands in a note alice reads: the warning stays, and says why
+    left = [p for p in cli("lint").data["problems"] if p["code"] == "not_a_file_name"]
+    assert [p["path"] for p in left] == ["shared/Props.md"] and "leaves it" in left[0]["message"]
+    assert cli.ok("links", "Props")["parent"]["path"] == wine["path"]

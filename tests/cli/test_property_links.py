@@ -1,6 +1,7 @@
 """Wikilinks in properties (`related: "[[Note]]"`, a list of them) are links, as in Obsidian
 1.4+: a rename rewrites them (`note move`, `fix-names`), only their targets, and the link
-graph counts them (links in, backlinks, orphans)."""
+graph counts them (links in, backlinks, orphans); vaultmem's own writes store them by file
+name, as the body's."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 
 from tests.cli._util import vault_files, write
 from tests.conftest import Cli
+from vaultmem.vault.frontmatter import load_yaml, split_document
 
 REF = """---
 title: Ref
@@ -111,3 +113,30 @@ def test_a_ghosts_move_keeps_hidden_property_links_and_names_none(vault: Path, c
     text = pointer.read_text(encoding="utf-8")
     cli.ok("note", "move", "Zebracorn", "Zebracorn 2", ghost="alice")
     assert pointer.read_text(encoding="utf-8") == text
+
+
+def _front(path: Path) -> dict[str, object]:
+    fm = split_document(path.read_text(encoding="utf-8")).fm_text
+    assert fm is not None
+    return load_yaml(fm)
+
+
+def test_an_agents_property_links_are_written_by_file_name(vault: Path, cli: Cli) -> None:
+    """As the links of a body vaultmem writes: a property link by title or id is stored by
+    file name, the text shown kept, so that Obsidian follows it to the same note."""
+    wine = cli.ok("note", "create", "--title", "Wine: basics", "--type", "fact", "--scope", "shared", "--body", "R.")
+    made = cli.ok(
+        "note", "create", "--title", "Tasting", "--type", "note", "--scope", "shared",
+        "--source", "[[Wine: basics]]", "--body", "See [[Wine: basics]].",
+    )  # fmt: skip
+    path = vault / made["path"]
+    assert _front(path)["source"] == "[[shared/Wine basics|Wine: basics]]"
+    assert path.read_text(encoding="utf-8").endswith("See [[shared/Wine basics|Wine: basics]].\n")
+    cli.ok(
+        "note", "update", "Tasting", "--set", 'related="[[Wine: basics#Soils]]"',
+        "--set", f'others=["[[{wine["id"]}|w]]", "[[Wine basics]]", "see [[Wine: basics]]", 5]',
+    )  # fmt: skip
+    front = _front(path)
+    assert front["related"] == "[[shared/Wine basics#Soils|Wine: basics#Soils]]"
+    assert front["others"] == ["[[shared/Wine basics|w]]", "[[Wine basics]]", "see [[Wine: basics]]", 5]
+    assert not cli.ok("links", "Tasting")["dangling"]

@@ -7,6 +7,7 @@ in both vaults (SPEC §3: a ghost never infers another ghost's private notes).""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -83,3 +84,20 @@ def test_review_and_revert_answer_alike_beside_a_hidden_namesake(pair: tuple[Pat
     undone = [answer(root, "revert", "HEAD") for root in pair]
     assert undone[0] == undone[1] and undone[1][0] == 0, undone  # bob's copy of the id blocks nothing
     assert "alice's line" not in (pair[1] / "shared/canon-file.md").read_text()
+
+
+def test_a_property_link_is_written_and_linted_alike_beside_a_hidden_namesake(pair: tuple[Path, Path]) -> None:
+    """Alice's property link by title is written by file name among the notes she and
+    the note's readers may see: bob's `Canonical Summary.md`, which Obsidian would open by
+    that name, changes neither what she writes nor what her lint says."""
+    for root in pair:
+        set_link = ("--set", 'related="[[Canonical Summary]]"', "--expect-version", "0")
+        Cli(root).ok("note", "update", "Linker", *set_link, ghost="alice")
+    related = [re.findall(r"^related: .*$", (root / "shared/Linker.md").read_text(), re.M) for root in pair]
+    assert related[0] == related[1] == ["related: '[[shared/canon-file|Canonical Summary]]'"]
+    for root in pair:  # a person's link by title, in a property
+        (root / "shared/Person.md").write_text('---\nid: P1\ntitle: Person\nsee: "[[Canonical Summary]]"\n---\nx\n')
+    linted = [answer(root, "lint") for root in pair]
+    assert linted[0] == linted[1]
+    named = [p for p in json.loads(linted[1][1])["problems"] if p["path"] == "shared/Person.md"]
+    assert [p["code"] for p in named] == ["not_a_file_name"], linted[1]

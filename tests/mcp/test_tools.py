@@ -201,3 +201,21 @@ def test_errors_tell_the_servers_paths_relative_to_the_vault(run_mcp: Any, vault
             assert str(vault.resolve()) not in json.dumps(err) and str(vault) not in json.dumps(err)
 
     run_mcp(body)
+
+
+def test_note_tools_write_property_links_by_file_name(run_mcp: Any, vault: Path) -> None:
+    """memory_note_create and memory_note_update store a property link by title as the
+    body's: by file name, the title kept as its label (services/notes.py)."""
+
+    async def body(client: Any) -> None:
+        args = {"title": "Wine: basics", "type": "fact", "scope": "shared", "body": "Red."}
+        structured(await client.call_tool("memory_note_create", args))
+        args = {"title": "Tasting", "type": "note", "scope": "shared", "source": "[[Wine: basics]]"}
+        made = structured(await client.call_tool("memory_note_create", args))
+        patch = {"note_id": made["id"], "set": {"related": ["[[Wine: basics#Soils]]", "x"]}}
+        structured(await client.call_tool("memory_note_update", patch))
+        text = (vault / made["path"]).read_text(encoding="utf-8")
+        assert "source: '[[shared/Wine basics|Wine: basics]]'" in text
+        assert "- '[[shared/Wine basics#Soils|Wine: basics#Soils]]'\n  - x\n" in text
+
+    run_mcp(body)

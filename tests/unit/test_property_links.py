@@ -3,15 +3,23 @@ sit in the front matter text, and a rewrite that changes only those targets."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
+from vaultmem.index.resolve import NameEntry, Resolver
 from vaultmem.services.crossings import _words
 from vaultmem.services.relinker import Relinker
 from vaultmem.vault.frontmatter import load_yaml, replace_front_matter
 from vaultmem.vault.note import ParsedNote, parse_note
-from vaultmem.vault.property_links import property_links, property_spans, relinked_properties
+from vaultmem.vault.property_links import (
+    file_linked_properties,
+    file_linked_value,
+    property_links,
+    property_spans,
+    relinked_properties,
+)
 
 
 @pytest.mark.parametrize(
@@ -174,3 +182,64 @@ def test_links_a_move_rewrote_in_properties_are_no_words() -> None:
     after = b'---\ntitle: Ref\nversion: 3\nrelated: "[[New Title]]"\n---\nsee [[New Title]]\n'
     assert _words(before) == _words(after)
     assert _words(before) != _words(before.replace(b"title: Ref", b"title: Refs"))
+
+
+# --- written by file name, as Obsidian resolves them (lint --fix, vaultmem's own writes) ------
+
+WINE_ID = "01JJ5E6RHXQAQPDH4AFAXRHEM3"
+_NAMES = [("shared/Wine basics.md", WINE_ID, "Wine: basics", ("Vino",)), ("shared/T.md", "T1", "T", ())]
+_VAULTMEM = Resolver(NameEntry(*n) for n in _NAMES)
+_OBSIDIAN = Resolver(NameEntry(n[0], "", "") for n in _NAMES)
+
+
+def _is_id(target: str) -> bool:
+    return target.lower() in _VAULTMEM.by_id
+
+
+def _file_linked(fm: str) -> str:
+    return file_linked_properties(fm, "shared/T.md", _VAULTMEM.resolve, _OBSIDIAN.resolve, _is_id)
+
+
+@pytest.mark.parametrize(
+    ("fm", "expected"),
+    [
+        # as the body's links: the vault path, what was shown kept as the label
+        ('related: "[[Wine: basics]]"  # mine\n', 'related: "[[shared/Wine basics|Wine: basics]]"  # mine\n'),
+        ("related: '[[Wine: basics#Soils]]'\n", "related: '[[shared/Wine basics#Soils|Wine: basics#Soils]]'\n"),
+        ('s:\n  - "[[Vino|wine]]"\n  - x\n', 's:\n  - "[[shared/Wine basics|wine]]"\n  - x\n'),
+        (f'related: "[[{WINE_ID}]]"\n', 'related: "[[shared/Wine basics]]"\n'),
+        ('flow: ["[[Wine: basics]]", plain]  # c\n', 'flow: ["[[shared/Wine basics|Wine: basics]]", plain]  # c\n'),
+        ('parent: "[[Wine: basics]]"\n', 'parent: "[[shared/Wine basics|Wine: basics]]"\n'),  # a link to Obsidian
+        ('related: "[[Wine\\u003A basics]]"\n', 'related: "[[shared/Wine basics|Wine: basics]]"\n'),  # escapes
+        # what Obsidian already resolves, a dangling link, a link among words: as written
+        ('related: "[[Wine basics]]"\n', None),
+        ('related: "[[shared/Wine basics|x]]"\n', None),
+        ('related: "[[Nowhere]]"\n', None),
+        ('note: "see [[Wine: basics]]"\n', None),
+        # a note's own names are left as given: rewritten, they would rename it
+        ('title: "[[Wine: basics]]"\naliases: ["[[Wine: basics]]"]\n', None),
+    ],
+)
+def test_property_links_are_written_by_file_name(fm: str, expected: str | None) -> None:
+    assert _file_linked(fm) == (fm if expected is None else expected)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("[[Wine: basics]]", "[[shared/Wine basics|Wine: basics]]"),
+        ("[[Wine: basics#Soils|s]]", "[[shared/Wine basics#Soils|s]]"),
+        (f"[[{WINE_ID}]]", "[[shared/Wine basics]]"),
+        (["[[Vino]]", "x", 3, None, ["[[Vino]]"]], ["[[shared/Wine basics|Vino]]", "x", 3, None, ["[[Vino]]"]]),
+        ("[[Wine basics]]", "[[Wine basics]]"),
+        ("see [[Wine: basics]]", "see [[Wine: basics]]"),
+        ("![[Wine: basics]]", "![[Wine: basics]]"),
+        (5, 5),
+        (None, None),
+    ],
+)
+def test_a_property_value_is_written_by_file_name_as_in_the_text(value: Any, expected: Any) -> None:
+    assert file_linked_value(value, "shared/T.md", _VAULTMEM.resolve, _OBSIDIAN.resolve, _is_id) == expected
+    # the same as a rewrite of the front matter text that holds it
+    fm = "v: " + json.dumps(value, ensure_ascii=False) + "\n"
+    assert load_yaml(_file_linked(fm))["v"] == expected

@@ -25,7 +25,7 @@ from vaultmem.services.notes import NotePatch, ensure_unique_title, update_note
 from vaultmem.services.relinker import Relinker
 from vaultmem.services.revisions import holds_unseen_words, record_written, version_of
 from vaultmem.vault import store
-from vaultmem.vault.frontmatter import replace_front_matter, split_document
+from vaultmem.vault.frontmatter import rewrite_document
 from vaultmem.vault.layout import classify, is_note_path, reader_token, seen_by_readers_of
 from vaultmem.vault.note import ParsedNote, Unreadable, body_hash, file_stem, parse_note
 from vaultmem.vault.writer import edit_note_text
@@ -59,16 +59,10 @@ def _rewritten(app: App, relinker: Relinker, source: str) -> tuple[str, str] | N
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None  # never rewrite bytes we cannot read back exactly
-    split = split_document(text)
-    body = split.body
-    if not text.endswith(body):
-        return None
-    head = text[: len(text) - len(body)]
-    if split.fm_text:
-        new_fm = relinker.rewrite_properties(source, split.fm_text)
-        head = replace_front_matter(head, new_fm) if new_fm != split.fm_text else head
-    new_text = head + relinker.rewrite(source, body)
-    return None if new_text == text else (text, new_text)
+    new_text = rewrite_document(
+        text, lambda fm: relinker.rewrite_properties(source, fm), lambda body: relinker.rewrite(source, body)
+    )
+    return None if new_text is None or new_text == text else (text, new_text)
 
 
 @dataclass(frozen=True, slots=True)

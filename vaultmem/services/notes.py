@@ -4,7 +4,7 @@ read-modify-write (services/revisions.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from datetime import datetime, timedelta
@@ -46,7 +46,8 @@ from vaultmem.vault.ids import new_ulid
 from vaultmem.vault.layout import Location, classify, seen_by_readers_of
 from vaultmem.vault.markdown import normalize_tag
 from vaultmem.vault.note import ParsedNote, body_hash
-from vaultmem.vault.relink import file_linked
+from vaultmem.vault.property_links import OWN_NAMES, file_linked_value, property_links
+from vaultmem.vault.relink import Resolve, file_linked
 from vaultmem.vault.secrets import refuse_secrets
 from vaultmem.vault.writer import (
     REMOVE,
@@ -103,14 +104,11 @@ def ensure_unique_title(app: App, title: str, scope: str, exclude_path: str | No
 # --- links as Obsidian reads them -------------------------------------------------------------
 
 
-def file_linked_text(app: App, text: str, source: str) -> str:
-    """Wikilinks in text vaultmem writes, made to resolve by file name (Obsidian's rule) to
-    the note vaultmem resolves them to: `[[Wine: basics]]` → `[[Wine basics|Wine: basics]]`.
-    Only notes the writer can see and every reader of `source` can see take part, so a
-    rewrite never hints at a hidden one: to its writer, or, through the note's text, to its
-    readers (alice's `[[<id>]]` of her private note stays as written in a shared note)."""
-    if "[[" not in text:
-        return text
+def _file_names(app: App, source: str) -> tuple[Resolve, Resolve, Callable[[str], bool]]:
+    """(vaultmem's resolution, Obsidian's, which targets are ids) among the notes the
+    writer can see and every reader of `source` can see, so a rewrite never hints at a
+    hidden one: to its writer, or, through the note's text, to its readers (alice's
+    `[[<id>]]` of her private note stays as written in a shared note)."""
     where = classify(source)
     names = [
         n
@@ -121,7 +119,29 @@ def file_linked_text(app: App, text: str, source: str) -> str:
     resolver = Resolver(NameEntry(*n) for n in names)
     files = Resolver(NameEntry(n[0], "", "") for n in names)
 
-    return file_linked(text, source, resolver.resolve, files.resolve, resolver.is_id)
+    return resolver.resolve, files.resolve, resolver.is_id
+
+
+def file_linked_text(app: App, text: str, source: str) -> str:
+    """Wikilinks in text vaultmem writes, made to resolve by file name (Obsidian's rule) to
+    the note vaultmem resolves them to: `[[Wine: basics]]` → `[[Wine basics|Wine: basics]]`."""
+    if "[[" not in text:
+        return text
+    return file_linked(text, source, *_file_names(app, source))
+
+
+def file_linked_fields(app: App, fields: Mapping[str, Any], source: str) -> dict[str, Any]:
+    """Property values vaultmem writes, their links (`related: "[[Wine: basics]]"`, an item
+    of a list) written by file name as the body's are (file_linked_text). A note's own names
+    stay as given (property_links.OWN_NAMES)."""
+    out = dict(fields)
+    if not property_links(out, leave_out=OWN_NAMES):
+        return out
+    names = _file_names(app, source)
+    for key, value in out.items():
+        if key not in OWN_NAMES:
+            out[key] = file_linked_value(value, source, *names)
+    return out
 
 
 # --- create ---------------------------------------------------------------------------------
@@ -212,6 +232,7 @@ def create_note(app: App, spec: NewNote, *, caught_up: bool = False) -> WriteRes
         fields["hash"] = body_hash(normalize_body(body))
     if spec.extra:
         fields.update({k: v for k, v in spec.extra.items() if k not in fields})
+    fields = file_linked_fields(app, fields, f"{folder}/{stem}.md")
     text = new_note_text(fields, body)
     refuse_secrets(text, what="the note", allow=spec.allow_secret)
     data = text.encode("utf-8")
@@ -283,6 +304,8 @@ def update_note(
                 changes[key] = REMOVE
                 continue
             changes[key] = checked_set(app, note, key, value)
+        # The values this command brings, as its body text (below): the rest stay as written.
+        changes = file_linked_fields(app, changes, note.relpath)
         if title is not None:
             changes["title"] = title
         new_title = changes.get("title")

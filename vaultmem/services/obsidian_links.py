@@ -1,5 +1,6 @@
 """Wikilinks vaultmem resolves that Obsidian does not: `lint` names them, `lint --fix`
-writes them by file name.
+writes them by file name, in the body and in properties (`related: "[[Wine: basics]]"`,
+vault/property_links.py).
 
 vaultmem resolves a target by id, path, file name, title or alias (SPEC §2); Obsidian by
 path and file name only. A link a person typed by a title that is not the file name
@@ -20,18 +21,26 @@ from vaultmem.services.app import App
 from vaultmem.services.moves import hash_kept
 from vaultmem.services.revisions import holds_unseen_words, record_written, version_of
 from vaultmem.vault import store
-from vaultmem.vault.frontmatter import split_document
+from vaultmem.vault.frontmatter import rewrite_document
 from vaultmem.vault.layout import Location, classify, seen_by_readers_of
+from vaultmem.vault.markdown import Link
 from vaultmem.vault.note import ParsedNote, parse_note
+from vaultmem.vault.property_links import OWN_NAMES, file_linked_properties, property_links
 from vaultmem.vault.relink import file_linked, wiki_target
 
 CODE = "not_a_file_name"
 
 
+def _links(note: ParsedNote) -> list[Link]:
+    """The links `--fix` writes: the body's, then its properties' (`parent: "[[X]]"` too, a
+    link to Obsidian; a note's own names are left as given, property_links.OWN_NAMES)."""
+    return [*note.links, *property_links(note.front_matter, leave_out=OWN_NAMES)]
+
+
 def _misses(note: ParsedNote, resolver: Resolver, files: Resolver) -> list[tuple[str, str, str | None]]:
     """(target, the note vaultmem resolves it to, the note Obsidian does or None), once each."""
     out: dict[str, tuple[str, str, str | None]] = {}
-    for link in note.links:  # the body's, which `--fix` writes; a property's stays as typed
+    for link in _links(note):  # the body's and the properties'
         if link.kind == "markdown" or name_key(link.target) in out:
             continue
         dst = resolver.resolve(link.target, note.relpath)
@@ -109,16 +118,17 @@ def _rewritten(app: App, note: ParsedNote, resolver: Resolver, files: Resolver) 
     `hash` and `version` anew, as a move's rewrite does (moves.hash_kept): a link vaultmem
     rewrote is no person's word."""
     path = note.relpath
+
     try:
         data, stamp = store.read_file(app.root, path)
         text = data.decode("utf-8")
-        body = split_document(text).body
-        if not text.endswith(body):
+        new_text = rewrite_document(
+            text,
+            lambda fm: file_linked_properties(fm, path, resolver.resolve, files.resolve, resolver.is_id),
+            lambda body: file_linked(body, path, resolver.resolve, files.resolve, resolver.is_id),
+        )
+        if new_text is None or new_text == text:
             return None
-        new_body = file_linked(body, path, resolver.resolve, files.resolve, resolver.is_id)
-        if new_body == body:
-            return None
-        new_text = text[: len(text) - len(body)] + new_body
         before = parse_note(path, data)
         rec = app.db.get(path)
         version = version_of(app, rec, before, stamp.sha256) if rec and isinstance(before, ParsedNote) else None

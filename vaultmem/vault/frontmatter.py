@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as _dt
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -426,6 +427,20 @@ def replace_front_matter(text: str, fm_text: str) -> str:
     if opened is None or close is None:
         return text
     return bom + rest[: opened.end()] + fm_text + rest[close.start() :]
+
+
+def rewrite_document(text: str, front: Callable[[str], str], body: Callable[[str], str]) -> str | None:
+    """`text` with its front matter text and its body each rewritten (links retargeted by a
+    move or for Obsidian), every other byte kept; None when the body is not the text's end
+    as read (a rewrite would lose bytes)."""
+    split = split_document(text)
+    if not text.endswith(split.body):
+        return None
+    head = text[: len(text) - len(split.body)]
+    if split.fm_text:
+        new_fm = front(split.fm_text)
+        head = replace_front_matter(head, new_fm) if new_fm != split.fm_text else head
+    return head + body(split.body)
 
 
 def compose_document(fm_text: str | None, body: str, newline: str = "\n", bom: bool = False) -> str:

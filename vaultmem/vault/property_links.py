@@ -10,13 +10,15 @@ A rename changes only the link target inside its quotes, found in the front matt
 by YAML's marks: every other byte of the front matter (keys, order, comments, quoting)
 stays, as in the body (vault/relink.py). A value written with escapes or as a block is
 written anew, double-quoted; any rewrite that would not read back as the same front matter
-with only those values changed is not made.
+with only those values changed is not made. The same rewrite writes a link by file name,
+as Obsidian resolves it (`lint --fix`, vaultmem's own writes), as the body's are
+(relink.file_named).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,13 +26,17 @@ import yaml
 
 from vaultmem.vault.frontmatter import CONSTRUCT_ERRORS, FrontMatterError, _Loader, jsonable, load_yaml
 from vaultmem.vault.markdown import Link, _wiki_link
-from vaultmem.vault.relink import _wiki_target_end, replace_spans
+from vaultmem.vault.relink import Resolve, _wiki_target_end, file_named, replace_spans
 
 _WHOLE_LINK = re.compile(r"\[\[([^\[\]\n]*)\]\]")
 _STR_TAG = "tag:yaml.org,2002:str"
 # `parent` names the note's parent (index/resolve.py parent_target): a parent edge of the
 # graph already, not a second edge as a link. A rename rewrites it all the same.
 PARENT_KEY = "parent"
+# A note's own names. A link there is counted as any, but never written by file name for
+# Obsidian (file_linked_properties): that would rename the note, whose file name and
+# uniqueness come from these as given.
+OWN_NAMES = frozenset({"title", "aliases"})
 
 
 def property_link(value: Any) -> Link | None:
@@ -41,11 +47,13 @@ def property_link(value: Any) -> Link | None:
     return _wiki_link("", m.group(1)) if m else None
 
 
-def property_links(front: Mapping[str, Any]) -> list[Link]:
-    """The links of a note's properties in the order written, its parent's left out."""
+def property_links(front: Mapping[str, Any], leave_out: Iterable[str] = (PARENT_KEY,)) -> list[Link]:
+    """The links of a note's properties in the order written, those of `leave_out`'s keys
+    (its parent, by default) left out."""
     links = []
+    skip = frozenset(leave_out)
     for key, value in front.items():
-        if key == PARENT_KEY:
+        if key in skip:
             continue
         for item in value if isinstance(value, list) else [value]:
             link = property_link(item)
@@ -56,13 +64,14 @@ def property_links(front: Mapping[str, Any]) -> list[Link]:
 
 @dataclass(frozen=True, slots=True)
 class PropertySpan:
-    """A property link in the front matter text. `start:end` is what a rewrite replaces:
-    the link target inside its quotes (`quote` is `"` or `'`), or the whole scalar (`quote`
-    empty) when the value is written with escapes or as a block. `value[at:to]` is the
-    target in the value as read; `node_at` is where YAML's node for the value starts."""
+    """A link of the property `key` in the front matter text. `start:end` is what a rewrite
+    replaces: the link target inside its quotes (`quote` is `"` or `'`), or the whole scalar
+    (`quote` empty) when the value is written with escapes or as a block. `value[at:to]` is
+    the target in the value as read; `node_at` is where YAML's node for the value starts."""
 
     start: int
     end: int
+    key: str
     quote: str
     value: str
     at: int
@@ -85,15 +94,15 @@ class PropertySpan:
         return text.rstrip("\n")
 
 
-def _scalars(root: yaml.MappingNode) -> Iterator[yaml.ScalarNode]:
-    """Top-level string values and the string items of top-level lists, each node once (a
-    YAML alias repeats its anchor's node)."""
+def _scalars(root: yaml.MappingNode) -> Iterator[tuple[str, yaml.ScalarNode]]:
+    """(key, node) of top-level string values and the string items of top-level lists,
+    each node once (a YAML alias repeats its anchor's node)."""
     seen: set[int] = set()
-    for _, node in root.value:
+    for key, node in root.value:
         for item in node.value if isinstance(node, yaml.SequenceNode) else [node]:
             if isinstance(item, yaml.ScalarNode) and item.tag == _STR_TAG and id(item) not in seen:
                 seen.add(id(item))
-                yield item
+                yield str(key.value), item
 
 
 def _scalar_start(raw: str) -> int:
@@ -107,21 +116,26 @@ def _scalar_start(raw: str) -> int:
     return at
 
 
-def _span(fm_text: str, node: yaml.ScalarNode) -> PropertySpan | None:
+def _target_at(value: str) -> tuple[int, int]:
+    """Where the target is in a property link's value (`[[target#heading|label]]`)."""
+    return 2, 2 + _wiki_target_end(value[2:-2])
+
+
+def _span(fm_text: str, key: str, node: yaml.ScalarNode) -> PropertySpan | None:
     link = property_link(node.value)
     if link is None:
         return None
     value: str = node.value
-    at, to = 2, 2 + _wiki_target_end(value[2:-2])
+    at, to = _target_at(value)
     start, end = node.start_mark.index, node.end_mark.index
     raw = fm_text[start:end]
     quote = node.style if node.style in ('"', "'") else ""
     if quote and raw.endswith(quote + value + quote):
         inner = end - 1 - len(value)
-        return PropertySpan(inner + at, inner + to, quote, value, at, to, start, link)
+        return PropertySpan(inner + at, inner + to, key, quote, value, at, to, start, link)
     # escapes (`\u00e9`, `''`) or a block (`|-`): offsets in the value are not in the text
     tail = len(raw) - len(raw.rstrip("\r\n"))
-    return PropertySpan(start + _scalar_start(raw), end - tail, "", value, at, to, start, link)
+    return PropertySpan(start + _scalar_start(raw), end - tail, key, "", value, at, to, start, link)
 
 
 def _root(loader: Any) -> yaml.MappingNode | None:
@@ -144,7 +158,7 @@ def property_spans(fm_text: str) -> list[PropertySpan]:
         loader.dispose()
     if root is None:
         return []
-    spans = (_span(fm_text, node) for node in _scalars(root))
+    spans = (_span(fm_text, key, node) for key, node in _scalars(root))
     return sorted((s for s in spans if s is not None), key=lambda s: s.start)
 
 
@@ -156,7 +170,7 @@ def _read_with(fm_text: str, values: Mapping[int, str]) -> dict[str, Any] | None
         root = _root(loader)
         if root is None:
             return None
-        for node in _scalars(root):
+        for _, node in _scalars(root):
             if node.start_mark.index in values:
                 node.value = values[node.start_mark.index]
         data = loader.construct_document(root)
@@ -180,3 +194,38 @@ def relinked_properties(fm_text: str, targets: Iterable[tuple[PropertySpan, str]
         return None
     expected = _read_with(fm_text, {s.node_at: s.new_value(target) for s, target in pairs})
     return new if expected is not None and now == expected else None
+
+
+# --- written by file name, as Obsidian resolves links (lint --fix, vaultmem's own writes) ------
+
+
+def file_linked_properties(
+    fm_text: str, source: str, resolve: Resolve, resolve_file: Resolve, is_id: Callable[[str], bool]
+) -> str:
+    """`fm_text` with its property links (`parent` included) written by file name, as
+    relink.file_linked writes the body's: only their targets change, as a rename's do.
+    Unchanged when the rewrite would not read back (relinked_properties)."""
+    targets = []
+    for span in property_spans(fm_text):
+        if span.key in OWN_NAMES:
+            continue
+        text = file_named(span.link, span.value[2:-2], span.to - 2, source, resolve, resolve_file, is_id)
+        if text is not None:
+            targets.append((span, text))
+    return relinked_properties(fm_text, targets) or fm_text
+
+
+def file_linked_value(
+    value: Any, source: str, resolve: Resolve, resolve_file: Resolve, is_id: Callable[[str], bool]
+) -> Any:
+    """A property value about to be written (text, or a list of items) with its links
+    written by file name, as file_linked_properties would write them."""
+    if isinstance(value, list):
+        # a top-level list's items only: a value nested deeper is text (property_links)
+        return [v if isinstance(v, list) else file_linked_value(v, source, resolve, resolve_file, is_id) for v in value]
+    link = property_link(value)
+    if link is None:
+        return value
+    at, to = _target_at(value)
+    text = file_named(link, value[2:-2], to - 2, source, resolve, resolve_file, is_id)
+    return value if text is None else value[:at] + text + value[to:]

@@ -135,35 +135,55 @@ def rebase_href(href: str, source: str, new_source: str) -> str:
 Resolve = Callable[[str, str], "str | None"]
 
 
+def file_named(
+    link: Link,
+    inner: str,
+    end: int,
+    source: str,
+    resolve: Resolve,
+    resolve_file: Resolve,
+    is_id: Callable[[str], bool] = lambda _: False,
+    pipe: Callable[[], str] = lambda: "|",
+) -> str | None:
+    """The text for `inner[:end]`, the target of a wikilink whose inside of `[[…]]` is
+    `inner`, that makes the link resolve by file name, as Obsidian resolves it, to the note
+    vaultmem resolves it to; None when it already does, or dangles.
+
+    `resolve` is vaultmem's resolution (ids, paths, names, titles, aliases), `resolve_file`
+    Obsidian's (paths and file names only). `[[Wine: basics#Soils]]` becomes
+    `[[shared/Wine basics#Soils|Wine: basics#Soils]]`: the same note in both, the same text
+    shown; a link with a label keeps it, and `[[<id>]]` becomes `[[shared/Wine basics]]`.
+    `pipe`: the label's separator, asked only when one is added (`\\|` in a table row)."""
+    dst = resolve(link.target, source)
+    if dst is None or resolve_file(link.target, source) == dst:
+        return None
+    # The vault path, never a bare file name: which bare name is unambiguous could
+    # depend on notes this writer cannot see (SPEC §3).
+    text = wiki_target(dst, False)
+    if link.label is not None or is_id(link.target):
+        return text
+    return f"{text}{inner[end:]}{pipe()}{inner[:end]}"
+
+
 def file_linked(
     body: str, source: str, resolve: Resolve, resolve_file: Resolve, is_id: Callable[[str], bool] = lambda _: False
 ) -> str:
-    """Wikilinks rewritten so that they resolve by file name, as Obsidian resolves them.
-
-    `resolve` is vaultmem's resolution (ids, paths, names, titles, aliases), `resolve_file`
-    Obsidian's (paths and file names only). A link vaultmem resolves through a title or an
-    alias that is not the file name, `[[Wine: basics]]`, becomes `[[Wine basics|Wine: basics]]`:
-    the same note in both, the same text shown (`[[<id>]]` becomes `[[Wine basics]]`). Links
-    that already resolve alike, and dangling ones, stay as written."""
+    """The body's wikilinks rewritten so that they resolve by file name, as Obsidian
+    resolves them (file_named); links that already resolve alike, and dangling ones, stay
+    as written. Property links: vault/property_links.py file_linked_properties."""
     replacements: dict[int, tuple[int, str]] = {}
     for span in link_spans(body):
-        link = span.link
-        if link.kind == "markdown" or body[span.start - 1 : span.start] == "(":
+        if span.link.kind == "markdown" or body[span.start - 1 : span.start] == "(":
             continue
-        dst = resolve(link.target, source)
-        if dst is None or resolve_file(link.target, source) == dst:
-            continue
-        # The vault path, never a bare file name: which bare name is unambiguous could
-        # depend on notes this writer cannot see (SPEC §3).
-        text = wiki_target(dst, False)
-        close = body.find("]]", span.end)
-        if link.label is not None or is_id(link.target) or close < 0:
+        close = body.find("]]", span.end)  # _WIKI_RE: the first `]]` after the target closes it
+        inner = body[span.start : close]
+
+        def pipe(at: int = span.start) -> str:
+            return "\\|" if in_table_row(body, at) else "|"  # as Obsidian writes it in a table row
+
+        text = file_named(span.link, inner, span.end - span.start, source, resolve, resolve_file, is_id, pipe)
+        if text is not None:
             replacements[span.start] = (span.end, text)
-            continue
-        # `[[Target#Heading]]` → `[[File#Heading|Target#Heading]]`: what was shown stays. In a
-        # table row the pipe is escaped, as Obsidian writes it there.
-        pipe = "\\|" if in_table_row(body, span.start) else "|"
-        replacements[span.start] = (close, f"{text}{body[span.end : close]}{pipe}{body[span.start : close]}")
     return replace_spans(body, replacements) if replacements else body
 
 
