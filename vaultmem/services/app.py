@@ -195,13 +195,36 @@ class App:
         # be cut off with them, or written over by git.
         with held(self.root):
             if not upkeep:
-                journal.record(self.root, paths, at, self.ghost, self.model, self.reason, self.person, was)
-                return
-            owners: dict[str | None, list[str]] = {}
-            for path in paths:
-                owners.setdefault(classify(path).owner, []).append(path)
-            for owner, owned in owners.items():
-                journal.record(self.root, owned, at, owner, None, journal.UPKEEP_REASON, was=was)
+                refused = journal.record(self.root, paths, at, self.ghost, self.model, self.reason, self.person, was)
+            else:
+                owners: dict[str | None, list[str]] = {}
+                for path in paths:
+                    owners.setdefault(classify(path).owner, []).append(path)
+                refused = [
+                    file
+                    for owner, owned in owners.items()
+                    for file in journal.record(self.root, owned, at, owner, None, journal.UPKEEP_REASON, was=was)
+                ]
+        if refused:
+            self._journal_refused(refused)
+
+    def _journal_refused(self, files: list[str]) -> None:
+        """A warning, not an error: the note files are written by then and stay so, and a
+        failed command would be retried (a second note) while every write met the same
+        link. Without their lines, review and commit take the changes for a person's, which
+        no ghost commits or syncs: the safe side. Another ghost's journal is not named."""
+        from vaultmem.vault.journal import JOURNAL_DIR
+
+        own = f"{JOURNAL_DIR}/{self.ghost}/"
+        if self.ghost is None or all(f.startswith(own) for f in files):
+            where = ", ".join(sorted({f.rsplit("/", 1)[0] + "/" for f in files}))
+        else:
+            where = "a journal folder of this vault"
+        self.notice(
+            f"warning: the write is done but not journaled: a symlink, or what is not a folder or file, stands "
+            f"on the way to {where}, and vaultmem writes no journal through one; review and commit take the "
+            "change for a person's until a person puts a real folder there"
+        )
 
     @contextmanager
     def batch_writes(self) -> Iterator[None]:

@@ -31,18 +31,20 @@ from typing import NoReturn
 from vaultmem.config import STATE_DIR
 from vaultmem.errors import Conflict, InvalidInput
 from vaultmem.models import SyncResult
-from vaultmem.paths import TOKENS_NAME
+from vaultmem.paths import GIT_JOURNAL_ASIDE, TOKENS_NAME
 from vaultmem.services.app import App
 from vaultmem.services.commits import commit_pending, pending_changes, refuse_mid_merge
 from vaultmem.services.crossings import Crossing, Kept, keep_crossed_edits, settle_double_deletes, unmerged
 from vaultmem.services.gitsetup import NOTES_ATTRIBUTE, driver_command
 from vaultmem.services.seen import History, may_be_told, seen_at, told
 from vaultmem.vault.git import Git, GitError
+from vaultmem.vault.journal import JOURNAL_DIR
 from vaultmem.vault.journal_aside import put_back, set_aside
 from vaultmem.vault.layout import folded, is_note_path
 from vaultmem.vault.writers import held
 
 PUSH_ATTEMPTS = 3  # merges and pushes when the remote keeps moving under us
+SYMLINK_MODE = "120000"  # git's mode of a symlink
 
 
 def sync(
@@ -57,7 +59,7 @@ def sync(
     reach a watcher passes it."""
     git = Git.of(app.root)
     with held(app.root, exclusive=True):  # a sync killed mid-merge left journal lines aside
-        put_back(git)
+        _put_back(git, app)
     refuse_mid_merge(git)
     upstream = _upstream(git)
     _ensure_driver(git)
@@ -196,8 +198,18 @@ def _merge(git: Git, upstream: str, app: App) -> Kept:
                 _merge_failed(git, upstream, app, exc)
         finally:
             if aside:  # after the merge, or after it was refused or undone: the file as it was
-                put_back(git)
+                _put_back(git, app)
     return keep_crossed_edits(git, base, ours, upstream)  # a store write: the lock shared again
+
+
+def _put_back(git: Git, app: App) -> None:
+    dropped = put_back(git)
+    if dropped:  # the record is a file in the git dir: anyone with the clone may have written it
+        app.notice(
+            f"warning: {dropped} of the entries of journal lines set aside ({GIT_JOURNAL_ASIDE} in the git dir) "
+            f"named no journal file of this vault (an absolute path, `..`, a NUL, or outside {JOURNAL_DIR}/): "
+            "dropped, nothing written for them"
+        )
 
 
 def _settled(git: Git) -> bool:
@@ -258,20 +270,29 @@ def _refuse_unsafe(git: Git, upstream: str) -> None:
       and the merge would write them into this checkout (git overwrites ignored files) for
       the next search to load (Whoosh's segment lists are pickles);
     - changes to the hooks git runs here (core.hooksPath in the work tree, as the README's
-      pre-commit hook asks): the merge itself would run a new post-merge hook.
+      pre-commit hook asks): the merge itself would run a new post-merge hook;
+    - symlinks under .vaultmem-journal/ (`_journal_links`): a journal line written through
+      one would land where it points, out of the vault.
     Names are compared as a case-insensitive disk compares them (layout.folded): on macOS a
     commit's `.VaultMem/whoosh/...` or `Hooks/post-merge` is written into `.vaultmem/` or
     `hooks/`. A person reads them and merges by hand (`git merge`) if they trust them."""
     own = {folded(STATE_DIR), folded(TOKENS_NAME)}
-    state = [
-        p for p in _listed(git, "ls-tree", "-r", "--name-only", upstream, "--", ".") if folded(p.split("/")[0]) in own
-    ]
+    tree = _tree(git, upstream)
+    state = [p for p in tree if folded(p.split("/")[0]) in own]
     if state:
         raise Conflict(
             f"{upstream} tracks this clone's own state ({len(state)} file(s) under {STATE_DIR}/ or "
             f"{TOKENS_NAME}): indexes and tokens are never shared, and a search here would load them; "
             f"nothing merged. Untrack them upstream (git rm -r --cached {STATE_DIR} {TOKENS_NAME}), commit, push",
             paths=state[:20],
+        )
+    links = _journal_links(git, upstream, tree)
+    if links:
+        raise Conflict(
+            f"{upstream} makes {len(links)} path(s) under {JOURNAL_DIR}/ symlinks: vaultmem writes no journal "
+            "through one (the lines would land where it points, out of the vault); nothing merged. Replace them "
+            f"with real folders upstream (git rm the links, commit, push)",
+            paths=links[:20],
         )
     folders = _hooks_in_repository(git)
     if folders:
@@ -285,6 +306,26 @@ def _refuse_unsafe(git: Git, upstream: str) -> None:
                 "(git merge) if you trust them",
                 paths=changed[:20],
             )
+
+
+def _tree(git: Git, rev: str) -> dict[str, str]:
+    """The vault's files at `rev`, each with its git mode (`120000`: a symlink)."""
+    entries = _listed(git, "ls-tree", "-r", rev, "--", ".")  # "<mode> <type> <object>\t<path>"
+    return {path: meta.split(" ", 1)[0] for meta, _, path in (entry.partition("\t") for entry in entries)}
+
+
+def _journal_links(git: Git, upstream: str, tree: dict[str, str]) -> list[str]:
+    """The symlinks under .vaultmem-journal/ in the upstream's tree that the merge base did
+    not have already: those the merge would bring in. One that both had is not the merge's
+    to refuse (journal writes refuse it, vault/journal.py), and the sync that carries a
+    person's commit removing it goes through."""
+    journal = folded(JOURNAL_DIR)
+    links = {p for p, mode in tree.items() if mode == SYMLINK_MODE and folded(p.split("/")[0]) == journal}
+    if not links:
+        return []
+    base = _merge_base(git, git.resolve("HEAD") if git.has_head() else None, upstream)
+    had = {p for p, mode in _tree(git, base).items() if mode == SYMLINK_MODE} if base else set()
+    return sorted(links - had)
 
 
 def _reaches(path: str, folders: list[str]) -> bool:

@@ -17,17 +17,29 @@ files append-only: `.gitattributes` merges them as a union (`merge=union`), so t
 that both wrote never conflict on the journal.
 
 A hidden folder: never a note, never indexed, not shown by Obsidian.
+
+Only real files in real folders of the vault are journal files: a symlink anywhere between
+the vault and the file is never written through, nor read (a teammate's push could make
+`.vaultmem-journal/bob` a link out of the vault, and every line of bob's, which names his
+private notes, would be appended there). Such a journal file is refused (`Refused`): the
+write it journals is not undone, and with no line it reads as a person's edit.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+
+from vaultmem.errors import InvalidInput
+from vaultmem.vault.store import make_folders
 
 JOURNAL_DIR = ".vaultmem-journal"
 PERSON = "_person"  # the folder of writes made without a ghost: a person at the terminal
@@ -63,17 +75,85 @@ def journal_file(root: Path, by: str | None, at: str) -> Path:
     return root / JOURNAL_DIR / (by or PERSON) / f"{at[:7]}.jsonl"
 
 
-def append(root: Path, entries: Iterable[Entry]) -> None:
-    """Append entries, each to its writer's file of its month (made on first use)."""
-    grouped: dict[Path, list[str]] = {}
+def is_journal_path(relpath: str) -> bool:
+    """Whether a vault-relative path names a journal file as vaultmem writes them,
+    `.vaultmem-journal/<writer>/<name>.jsonl`, spelled plainly: relative, no `.` or `..`,
+    no empty part, no NUL or backslash. Paths read from elsewhere (the lines set aside in
+    the git dir, vault/journal_aside.py) are written to only if they are."""
+    parts = relpath.split("/")
+    return (
+        len(parts) == 3
+        and parts[0] == JOURNAL_DIR
+        and all(part not in ("", ".", "..") and "\x00" not in part and "\\" not in part for part in parts)
+        and parts[2].endswith(".jsonl")
+    )
+
+
+class Refused(InvalidInput):
+    """A journal file vaultmem will not touch: a symlink, or something not a folder or
+    not a regular file, between the vault and it."""
+
+
+@contextmanager
+def opened(root: Path, relpath: str, write: bool = False) -> Iterator[int]:
+    """A descriptor of the journal file `relpath` (made when `write`), only if it is a
+    regular file reached through real folders of the vault (made where missing): Refused
+    when it is not; FileNotFoundError when it is not there and not `write`."""
+    folder, name = relpath.rsplit("/", 1)
+    try:
+        # One level at a time, refusing a symlinked folder on the way (even one into the
+        # vault). A reader names a file it found, or git lists: its folders are there.
+        where = make_folders(root, folder, no_links=True)
+    except InvalidInput:
+        raise Refused(
+            f"refused: a symlink, or no folder, on the way to {folder}/; vaultmem follows none to a journal"
+        ) from None
+    flags = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # O_NONBLOCK: a FIFO never blocks
+    flags |= (os.O_RDWR | os.O_APPEND | os.O_CREAT) if write else os.O_RDONLY
+    refused = Refused(f"refused: {relpath} is a symlink or not a file; vaultmem follows none to a journal")
+    try:
+        fd = os.open(where / name, flags, 0o666)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EISDIR):  # a symlink (O_NOFOLLOW), a FIFO no one reads
+            raise refused from None
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise refused
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def read_whole(fd: int) -> bytes:
+    data = bytearray()
+    while chunk := os.pread(fd, 1 << 20, len(data)):
+        data += chunk
+    return bytes(data)
+
+
+def append_bytes(fd: int, data: bytes) -> None:
+    """Appends `data` to an opened journal file, on disk before it returns."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.fsync(fd)
+
+
+def append(root: Path, entries: Iterable[Entry]) -> list[str]:
+    """Append entries, each to its writer's file of its month (made on first use); returns
+    the journal files refused (`opened`), whose entries were not written."""
+    grouped: dict[str, list[str]] = {}
     for entry in entries:
-        grouped.setdefault(journal_file(root, entry.by, entry.at), []).append(entry.line())
-    for path, lines in grouped.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write("".join(f"{line}\n" for line in lines))
-            fh.flush()
-            os.fsync(fh.fileno())
+        grouped.setdefault(journal_file(Path(), entry.by, entry.at).as_posix(), []).append(entry.line())
+    refused = []
+    for relpath, lines in grouped.items():
+        try:
+            with opened(root, relpath, write=True) as fd:
+                append_bytes(fd, "".join(f"{line}\n" for line in lines).encode("utf-8"))
+        except Refused:
+            refused.append(relpath)
+    return refused
 
 
 def record(
@@ -85,9 +165,10 @@ def record(
     reason: str | None,
     person: str | None = None,
     was: Mapping[str, str] | None = None,
-) -> None:
+) -> list[str]:
     """Journal a write of `paths`: each file's sha256 as it now is (None: gone), and as the
-    write found it where the writer says (`was`)."""
+    write found it where the writer says (`was`). Returns the journal files refused
+    (`append`)."""
     entries = []
     for path in dict.fromkeys(paths):
         try:
@@ -98,8 +179,7 @@ def record(
             continue
         before = (was or {}).get(path)
         entries.append(Entry(at, by, path, digest, model, reason, person if by is None else None, before))
-    if entries:
-        append(root, entries)
+    return append(root, entries) if entries else []
 
 
 def parse_lines(text: str) -> Iterator[Entry]:
@@ -125,15 +205,17 @@ def parse_lines(text: str) -> Iterator[Entry]:
 
 
 def read_all(root: Path) -> list[Entry]:
-    """Every entry in the vault's journal files, oldest first."""
+    """Every entry in the vault's journal files, oldest first. A symlink on the way is not
+    followed: a journal file is a real file in real folders of the vault (`opened`)."""
     out: list[Entry] = []
     folder = root / JOURNAL_DIR
     if not folder.is_dir():
         return out
     for path in sorted(folder.glob("*/*.jsonl")):
         try:
-            out.extend(parse_lines(path.read_text(encoding="utf-8", errors="replace")))
-        except OSError:
+            with opened(root, path.relative_to(root).as_posix()) as fd:
+                out.extend(parse_lines(read_whole(fd).decode("utf-8", errors="replace")))
+        except (OSError, Refused):
             continue
     out.sort(key=lambda e: e.at)
     return out

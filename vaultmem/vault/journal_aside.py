@@ -27,11 +27,12 @@ import base64
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 from vaultmem.errors import Conflict
 from vaultmem.paths import GIT_JOURNAL_ASIDE
 from vaultmem.vault.git import Git, GitError
-from vaultmem.vault.journal import JOURNAL_DIR
+from vaultmem.vault.journal import JOURNAL_DIR, Refused, append_bytes, is_journal_path, opened, read_whole
 from vaultmem.vault.store import write_whole
 
 
@@ -50,10 +51,11 @@ def set_aside(git: Git, upstream: str) -> dict[str, bytes]:
     aside: dict[str, tuple[int, bytes]] = {}  # path -> (committed length, the lines after it)
     for path, tracked in dirty.items():
         base = (bases.get(_vault_path(git, path)) or b"") if tracked else b""
-        file = git.top / path
-        if file.is_symlink() or not file.is_file():
+        try:
+            with opened(git.root, _vault_path(git, path)) as fd:
+                now = read_whole(fd)
+        except (OSError, Refused):
             continue
-        now = file.read_bytes()
         if len(now) > len(base) and now.startswith(base):
             aside[path] = (len(base), now[len(base) :])
     if not aside:
@@ -62,15 +64,15 @@ def set_aside(git: Git, upstream: str) -> dict[str, bytes]:
     return {path: lines for path, (_, lines) in aside.items()}
 
 
-def put_back(git: Git) -> None:
+def put_back(git: Git) -> int:
     """Appends the lines set aside (by this sync or one killed mid-way) to their files, each
-    block only where the file does not already end with it, then forgets them."""
+    block only where the file does not already end with it, then forgets them. Returns how
+    many entries were dropped for naming no journal file of this vault (`_entries`)."""
     kept = _kept_file(git)
     try:
-        record = json.loads(kept.read_bytes())
-        lines = {str(path): base64.b64decode(data) for path, data in record["files"].items()}
+        lines, dropped = _entries(git, json.loads(kept.read_bytes()))
     except FileNotFoundError:
-        return
+        return 0
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise Conflict(
             f"journal lines set aside during a merge cannot be read back from {kept} ({exc}): nothing was "
@@ -78,22 +80,36 @@ def put_back(git: Git) -> None:
         ) from None
     try:
         for path, block in lines.items():
-            file = git.top / path
-            if not _journal_path(path) or file.is_symlink():
-                continue  # not a journal file: never written through this record
-            now = file.read_bytes() if file.exists() else b""
-            if not now.endswith(block):
-                file.parent.mkdir(parents=True, exist_ok=True)
-                with open(file, "ab") as fh:
-                    fh.write(block)
-                    fh.flush()
-                    os.fsync(fh.fileno())
+            with opened(git.root, path, write=True) as fd:
+                if not read_whole(fd).endswith(block):
+                    append_bytes(fd, block)
         kept.unlink()
+    except Refused:  # kept, never written through a symlink, and never lost
+        raise Conflict(
+            f"journal lines set aside during the merge belong in a journal folder that is a symlink (or not a "
+            f"folder), and vaultmem writes no journal through one; they are kept in {kept}. A person makes "
+            f"{JOURNAL_DIR}/ and the folders in it real folders again, then `vaultmem sync` puts them back"
+        ) from None
     except OSError as exc:  # the file's name is not said: it may be another ghost's journal
         raise Conflict(
             f"journal lines set aside during the merge could not be put back ({exc.strerror}); they are kept "
             f"in {kept}, and the next `vaultmem sync` puts them back"
         ) from None
+    return dropped
+
+
+def _entries(git: Git, record: Any) -> tuple[dict[str, bytes], int]:
+    """The record's blocks of lines by vault-relative journal file, and how many entries
+    named none: a path that is absolute, outside this vault or its `.vaultmem-journal/`,
+    or spelled with `..` or a NUL (sync never keeps such a path, `_uncommitted`; the record
+    is a file anyone with the clone can write)."""
+    files = record["files"].items()
+    lines = {}
+    for path, data in files:
+        where = _journal_file(git, path)
+        if where is not None:
+            lines[where] = base64.b64decode(data)
+    return lines, len(files) - len(lines)
 
 
 def _cut_back(git: Git, aside: dict[str, tuple[int, bytes]]) -> None:
@@ -109,13 +125,15 @@ def _cut_back(git: Git, aside: dict[str, tuple[int, bytes]]) -> None:
     try:
         for path, (length, _) in aside.items():
             if length:
-                os.truncate(git.top / path, length)
+                with opened(git.root, _vault_path(git, path), write=True) as fd:
+                    os.ftruncate(fd, length)
             else:
                 (git.top / path).unlink()  # untracked: git would refuse to write the upstream's file over it
-    except OSError as exc:
+    except (OSError, Refused) as exc:  # Refused: made a symlink since set_aside read it
         put_back(git)
+        why = exc.strerror if isinstance(exc, OSError) else "a journal folder is a symlink"
         raise Conflict(
-            f"journal lines not yet committed could not be set aside for the merge ({exc.strerror}): "
+            f"journal lines not yet committed could not be set aside for the merge ({why}): "
             "nothing was merged or pushed"
         ) from None
 
@@ -127,14 +145,17 @@ def _uncommitted(git: Git) -> dict[str, bool]:
     found = {}
     for entry in out:  # "XY path": X the index's state, Y the work tree's
         state, path = entry[:2], entry[3:]
-        if state in (" M", "??") and _journal_path(path) and git.vault_path(path) is not None:
+        if state in (" M", "??") and _journal_file(git, path) is not None:
             found[path] = state == " M"
     return found
 
 
-def _journal_path(repo_path: str) -> bool:
-    parts = repo_path.split("/")
-    return ".." not in parts and JOURNAL_DIR in parts and repo_path.endswith(".jsonl")
+def _journal_file(git: Git, repo_path: str) -> str | None:
+    """The vault-relative journal file a repository path names, or None. Its spelling is
+    checked first: Git.vault_path looks at the folders on the way on disk."""
+    if not repo_path.startswith(git.prefix) or not is_journal_path(repo_path[len(git.prefix) :]):
+        return None
+    return git.vault_path(repo_path)
 
 
 def _vault_path(git: Git, repo_path: str) -> str:
