@@ -147,3 +147,34 @@ def test_lines_left_aside_by_a_sync_killed_mid_merge_come_back(clones: tuple[Pat
     create(b, "Alice fact", "alice")
     assert b.ok("sync", ghost="alice")["pushed"]
     assert journal.read_bytes() == committed(two, journal) + pending
+
+
+@pytest.mark.parametrize("committer", [None, "bob"], ids=["person", "bob"])
+def test_a_commit_after_a_killed_sync_puts_the_lines_back_first(
+    clones: tuple[Path, Path],  # noqa: F811
+    committer: str | None,
+) -> None:
+    """A probe's find: after a sync killed mid-merge, bob's notes had no journal lines, so a
+    person's `vaultmem commit` committed them as "memory(hand)" and bob's own commit left
+    them out. A commit now puts the lines set aside back first."""
+    from vaultmem.vault.git import Git
+    from vaultmem.vault.journal_aside import left_aside, set_aside
+
+    one, two = clones
+    a, b = Cli(one), Cli(two)
+    create(a, "Bob earlier", "bob")
+    a.ok("sync", ghost="bob")
+    b.ok("sync")
+    create(a, "Bob upstream", "bob")
+    a.ok("sync", ghost="bob")
+    create(b, "Bob private plan", "bob", scope="private", body=SECRET)
+    journal = journal_of(two, "bob")
+    before = journal.read_bytes()
+    repo = Git.of(two)
+    git(two, "fetch", "-q")
+    assert set_aside(repo, "origin/main")  # what sync does before git merges; then killed
+    made = b.ok("commit", ghost=committer)["commits"]
+    assert not left_aside(repo) and journal.read_bytes() == before
+    assert [c["by"] for c in made] == ["bob"]
+    shown = git(two, "show", "--name-only", "--format=%an", "HEAD").stdout
+    assert "private/bob/Bob private plan.md" in shown and shown.startswith("bob")

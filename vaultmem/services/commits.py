@@ -21,13 +21,15 @@ from pathlib import Path
 
 from vaultmem.errors import Conflict
 from vaultmem.models import CommitMade, CommitResult
-from vaultmem.paths import GIT_INDEX_LOCK
+from vaultmem.paths import GIT_INDEX_LOCK, GIT_JOURNAL_ASIDE
 from vaultmem.services.app import App
 from vaultmem.services.review import GHOST_EMAIL, Range, digest, is_note_path, journal_added
 from vaultmem.shown import UNSAFE
 from vaultmem.vault.changes import TRASH
 from vaultmem.vault.git import WORKTREE, Git, GitError
 from vaultmem.vault.journal import JOURNAL_DIR, PERSON, Entry
+from vaultmem.vault.journal_aside import left_aside, put_back
+from vaultmem.vault.writers import held
 
 PEOPLE = ("person", "hand")  # writers whose commits are the person's own
 
@@ -103,6 +105,11 @@ def pending_changes(app: App, git: Git, every_writer: bool = False) -> Pending:
 
 def commit_pending(app: App, message: str | None = None, pending: Pending | None = None) -> CommitResult:
     git = Git.of(app.root)
+    if pending is None and left_aside(git):
+        # A sync killed mid-merge left journal lines aside: without them another ghost's
+        # notes read as a person's edits, and a person's commit would take them as its own.
+        with held(app.root, exclusive=True):
+            put_back_aside(app, git)
     refuse_mid_merge(git)
     plan = pending if pending is not None else pending_changes(app, git)
     made: list[CommitMade] = []
@@ -120,6 +127,18 @@ def commit_pending(app: App, message: str | None = None, pending: Pending | None
         sha = commit_paths(git, paths, text, author)
         made.append(CommitMade(sha, writer, text, paths))
     return CommitResult(made, plan.held)
+
+
+def put_back_aside(app: App, git: Git) -> None:
+    """The journal lines set aside around a merge, appended to their files again (vault/
+    journal_aside.py). The caller holds the writers' lock alone."""
+    dropped = put_back(git)
+    if dropped:  # the record is a file in the git dir: anyone with the clone may have written it
+        app.notice(
+            f"warning: {dropped} of the entries of journal lines set aside ({GIT_JOURNAL_ASIDE} in the git dir) "
+            f"named no journal file of this vault (an absolute path, `..`, a NUL, or outside {JOURNAL_DIR}/): "
+            "dropped, nothing written for them"
+        )
 
 
 def _memory(path: str | None) -> bool:

@@ -31,15 +31,15 @@ from typing import NoReturn
 from vaultmem.config import STATE_DIR
 from vaultmem.errors import Conflict, InvalidInput
 from vaultmem.models import SyncResult
-from vaultmem.paths import GIT_JOURNAL_ASIDE, TOKENS_NAME
+from vaultmem.paths import TOKENS_NAME
 from vaultmem.services.app import App
-from vaultmem.services.commits import commit_pending, pending_changes, refuse_mid_merge
+from vaultmem.services.commits import commit_pending, pending_changes, put_back_aside, refuse_mid_merge
 from vaultmem.services.crossings import Crossing, Kept, keep_crossed_edits, settle_double_deletes, unmerged
 from vaultmem.services.gitsetup import NOTES_ATTRIBUTE, driver_command
 from vaultmem.services.seen import History, may_be_told, seen_at, told
 from vaultmem.vault.git import Git, GitError
 from vaultmem.vault.journal import JOURNAL_DIR
-from vaultmem.vault.journal_aside import put_back, set_aside
+from vaultmem.vault.journal_aside import set_aside
 from vaultmem.vault.layout import folded, is_note_path
 from vaultmem.vault.writers import held
 
@@ -59,7 +59,7 @@ def sync(
     reach a watcher passes it."""
     git = Git.of(app.root)
     with held(app.root, exclusive=True):  # a sync killed mid-merge left journal lines aside
-        _put_back(git, app)
+        put_back_aside(app, git)
     refuse_mid_merge(git)
     upstream = _upstream(git)
     _ensure_driver(git)
@@ -198,18 +198,8 @@ def _merge(git: Git, upstream: str, app: App) -> Kept:
                 _merge_failed(git, upstream, app, exc)
         finally:
             if aside:  # after the merge, or after it was refused or undone: the file as it was
-                _put_back(git, app)
+                put_back_aside(app, git)
     return keep_crossed_edits(git, base, ours, upstream)  # a store write: the lock shared again
-
-
-def _put_back(git: Git, app: App) -> None:
-    dropped = put_back(git)
-    if dropped:  # the record is a file in the git dir: anyone with the clone may have written it
-        app.notice(
-            f"warning: {dropped} of the entries of journal lines set aside ({GIT_JOURNAL_ASIDE} in the git dir) "
-            f"named no journal file of this vault (an absolute path, `..`, a NUL, or outside {JOURNAL_DIR}/): "
-            "dropped, nothing written for them"
-        )
 
 
 def _settled(git: Git) -> bool:

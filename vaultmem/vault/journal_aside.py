@@ -171,6 +171,11 @@ def _names(git: Git, *args: str) -> list[str]:
     return [name for name in out.split("\0") if name]
 
 
+def left_aside(git: Git) -> bool:
+    """Whether lines are set aside now: a sync merging, or one killed mid-merge."""
+    return _kept_file(git).exists()
+
+
 def _kept_file(git: Git) -> Path:
     return git.git_path(GIT_JOURNAL_ASIDE)
 
