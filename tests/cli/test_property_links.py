@@ -140,3 +140,6 @@ def test_an_agents_property_links_are_written_by_file_name(vault: Path, cli: Cli
     assert front["related"] == "[[shared/Wine basics#Soils|Wine: basics#Soils]]"
     assert front["others"] == ["[[shared/Wine basics|w]]", "[[Wine basics]]", "see [[Wine: basics]]", 5]
     assert not cli.ok("links", "Tasting")["dangling"]
+    # as a shell leaves `--set related="[[Wine: basics]]"` typed without single quotes
+    cli.ok("note", "update", "Tasting", "--set", "also=[[Wine: basics]]")
+    assert _front(path)["also"] == "[[shared/Wine basics|Wine: basics]]"

@@ -27,6 +27,13 @@ from vaultmem.services.checks import parse_set
         ("x=a: b", "a: b"),
         ("context=first line\nsecond: part", "first line\nsecond: part"),
         ("g=one\n  two", "one\n  two"),
+        # a whole wikilink is a property link as Obsidian writes one (`related=[[X]]` is what a
+        # shell leaves of `related="[[X]]"`), not YAML's list of lists; tags stay YAML (refused)
+        ("related=[[Wine: basics]]", "[[Wine: basics]]"),
+        ("up= [[Plan#Goals|the plan]] ", "[[Plan#Goals|the plan]]"),
+        ('related="[[X]]"', "[[X]]"),
+        ("related=[[a], [b]]", [["a"], ["b"]]),
+        ("tags=[[1]]", [[1]]),
     ],
 )
 def test_parse_set(assignment: str, value: Any) -> None:

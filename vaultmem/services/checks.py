@@ -19,6 +19,7 @@ from vaultmem.vault.dates import parse_iso
 from vaultmem.vault.frontmatter import FrontMatterError, load_yaml
 from vaultmem.vault.markdown import normalize_tag
 from vaultmem.vault.note import UNIT_FIELDS, ParsedNote
+from vaultmem.vault.property_links import OWN_NAMES, property_link
 
 MAX_TITLE_CHARS = 512
 WRITABLE_SCOPES = ("shared", "private", "diary", "project")
@@ -102,6 +103,7 @@ def check_set_key(key: str) -> str:
 
 
 _COMMENT = re.compile(r"(?:^|\s)#")
+_NOT_LINKS = OWN_NAMES | {"tags"}  # `tags=[[1]]` is no tag: refused as before
 
 
 def parse_set(assignment: str) -> tuple[str, Any]:
@@ -110,6 +112,10 @@ def parse_set(assignment: str) -> tuple[str, Any]:
         raise InvalidInput(f"--set expects KEY=VALUE, got {assignment!r}")
     key, raw = assignment.split("=", 1)
     key = check_set_key(key.strip())
+    if key not in _NOT_LINKS and property_link(raw.strip()) is not None:
+        # `--set related=[[Wine basics]]`, as a shell leaves `related="[[Wine basics]]"`: a
+        # property link as Obsidian writes one, not the list of lists YAML reads there
+        return key, raw.strip()
     try:
         read = load_yaml(f"v: {raw}") if raw.strip() else {"v": ""}
     except FrontMatterError:
