@@ -135,6 +135,20 @@ def test_shared_titles_stay_unique(vault: Path, cli: Cli) -> None:
     assert len({t.lower() for t in titles}) == 3
 
 
+def test_shared_titles_stay_unique_in_either_unicode_form(vault: Path, cli: Cli) -> None:
+    """A reviewer's find: one batch wrote `Pâté en croûte` (NFC) and the same words in NFD
+    as two notes of one title (lint: duplicate_title); titles compare by name_key now."""
+    nfc = "P\u00e2t\u00e9 en cro\u00fbte"
+    nfd = "Pa\u0302te\u0301 en crou\u0302te"
+    items = [
+        {"type": "semantic", "content": f"{nfc}\n\nfirst fact"},
+        {"type": "semantic", "content": f"{nfd}\n\nsecond"},
+    ]
+    data = _write(cli, items, "--scope", "shared").data
+    assert len(data["written"]) == 2
+    assert not [p for p in cli.ok("lint")["problems"] if p["code"] == "duplicate_title"]
+
+
 def test_tool_response_object_and_file_argument(vault: Path, cli: Cli, tmp_path: Path) -> None:
     response = {
         "request_id": "r1",

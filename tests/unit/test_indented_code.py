@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vaultmem.vault.indented_code import MAX_QUOTE_DEPTH, indented_code
+from vaultmem.vault.indented_code import _RULE_RE, MAX_QUOTE_DEPTH, _rule_tail, indented_code
 from vaultmem.vault.markdown import code_lines, code_mask, extract_links, extract_tags, strip_code
 from vaultmem.vault.relink import link_spans, mask_code
 
@@ -114,6 +114,36 @@ def test_deep_quotes_never_exhaust_the_stack(depth: int) -> None:
     assert targets == kept
     if depth > MAX_QUOTE_DEPTH:
         assert targets == ["Deep", "Deep2"]
+
+
+@pytest.mark.parametrize(
+    ("text", "tail"),
+    [
+        ("- - x", 5),
+        ("- - -", 0),
+        ("- a - - -", 3),
+        ("* * *  ", 0),
+        ("- * * *", 1),
+        ("-", 0),
+        ("", 0),
+        ("x -", 1),
+        ("__ _", 0),
+        ("- - - x -", 7),
+    ],
+)
+def test_rule_tail(text: str, tail: int) -> None:
+    """Where a thematic break could begin: no break starts before it (the scanner tries the
+    rule only from there, once a line, not at each of its list markers)."""
+    assert _rule_tail(text) == tail
+    assert all(_RULE_RE.match(text, i) is None for i in range(tail))
+
+
+def test_hundreds_of_markers_on_a_line_open_as_many_items() -> None:
+    """`- - - … x`: each marker opens an item, so text at the innermost content column is
+    no code, four columns more is (as before; the rule is tried once a line now)."""
+    line = "- " * 300 + "x"
+    body = f"    code\n{line}\n\n{' ' * 600}[[Inner]]\n\n{' ' * 604}[[InnerCode]]\n\n- - - -\n[[After]]"
+    assert [link.target for link in extract_links(body)] == ["Inner", "After"]
 
 
 def test_masks_keep_offsets_and_lines() -> None:

@@ -200,10 +200,13 @@ class App:
                 owners: dict[str | None, list[str]] = {}
                 for path in paths:
                     owners.setdefault(classify(path).owner, []).append(path)
+                # A refusal is told only for notes the caller sees: that a hidden note links to
+                # the one it moved is not its to know (the upkeep is done all the same)
                 refused = [
                     file
                     for owner, owned in owners.items()
                     for file in journal.record(self.root, owned, at, owner, None, journal.UPKEEP_REASON, was=was)
+                    if all(self.can_read(classify(p)) for p in owned)
                 ]
         if refused:
             self._journal_refused(refused)

@@ -40,12 +40,12 @@ def suggest(db: StateDB, ref: str, visible: Visible, n: int = 3) -> list[NoteRec
     note's title is the answer for any other text."""
     import difflib
 
-    wanted = ref.strip().lower()
+    wanted = name_key(ref.strip())
     if not wanted:
         return []
     by_title: dict[str, NoteRecord] = {}
     for rec in db.light_notes(titled=True):
-        key = (rec.title or "").lower()
+        key = name_key(rec.title or "")
         if key and key not in by_title and visible(location_of(rec)):
             by_title[key] = rec
     return [by_title[t] for t in difflib.get_close_matches(wanted, list(by_title), n=n, cutoff=0.6)]

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from vaultmem.clock import note_time
 from vaultmem.clock import now as utc_now
 from vaultmem.errors import Conflict, InvalidInput, NotFound, VaultmemError
+from vaultmem.index.resolve import name_key
 from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import Move, MoveReport, WriteResult
 from vaultmem.services.app import App, naming
@@ -357,10 +358,10 @@ def follow_title(app: App, result: WriteResult, old_title: str, new_title: str) 
     if old_stem == stem or not re.fullmatch(rf"{re.escape(named_after)}(?: \d{{1,3}})?", old_stem):
         return result
     try:
-        taken = {n.lower() for n in os.listdir(app.root / folder)} - {name.lower()}
+        taken = {name_key(n) for n in os.listdir(app.root / folder)} - {name_key(name)}
     except OSError:
         return result
-    free = next((n for n in store.candidate_names(stem) if n.lower() not in taken), None)
+    free = next((n for n in store.candidate_names(stem) if name_key(n) not in taken), None)
     if free is None:
         return result
     new = f"{folder}/{free}" if folder else free
@@ -440,7 +441,7 @@ def plan_names(records: Iterable[NoteRecord], existing: Iterable[str], every: bo
     """Pure: old path -> new path for notes to be named after their titles. `every` renames
     every note whose title differs from its file name, else only old slug names. New names
     are unique in their folder in any letter case (" 1", " 2" as Obsidian numbers them)."""
-    taken = {p.lower() for p in existing}
+    taken = {name_key(p) for p in existing}
     plan: dict[str, str] = {}
     # Shorter names first: `wine-basics.md` gets `Wine basics.md` before `wine-basics-2.md` does.
     for rec in sorted(records, key=lambda r: (len(r.path), r.path)):
@@ -452,10 +453,10 @@ def plan_names(records: Iterable[NoteRecord], existing: Iterable[str], every: bo
             continue
         for candidate in store.candidate_names(stem):
             new = f"{folder}/{candidate}" if folder else candidate
-            if new.lower() == rec.path.lower():
+            if name_key(new) == name_key(rec.path):
                 break  # only the letter case differs: a rename there is not worth a collision risk
-            if new.lower() not in taken:
-                taken.add(new.lower())
+            if name_key(new) not in taken:
+                taken.add(name_key(new))
                 plan[rec.path] = new
                 break
     return plan

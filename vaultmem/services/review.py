@@ -384,13 +384,13 @@ class Flagger:
         """The links this change added that lead nowhere the caller can see: resolving to
         nothing, or to a note it may not read (which must look the same: no flag may tell
         a hidden note's title from a missing one)."""
-        added = {t.lower() for t in change.links_added}
+        added = {name_key(t) for t in change.links_added}
         out = []
         files = Attachments(self.app.root, self.app.can_read)  # `![[pic.png]]`: there, not a note
         reader = self.app.reader_links()  # where the caller's view sends each link (index/views.py)
         for edge in self.app.db.edges_from(change.path):
             dst = reader.dst(edge)
-            if edge.target.strip().lower() in added and (dst is None or not self._seen([dst])):
+            if name_key(edge.target.strip()) in added and (dst is None or not self._seen([dst])):
                 if dst is None and files.resolves(edge.target, change.path):
                     continue
                 out.append(edge.target.strip())

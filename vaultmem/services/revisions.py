@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -12,7 +13,7 @@ from typing import Any
 
 from vaultmem.clock import note_time
 from vaultmem.clock import now as utc_now
-from vaultmem.errors import ChangedOnDisk, Conflict, InvalidInput, environment_error
+from vaultmem.errors import ChangedOnDisk, Conflict, InvalidInput
 from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import (
     WriteResult,
@@ -47,9 +48,10 @@ def _remember_count(app: App, relpath: str, file_hash: str, version: int) -> Non
         return
     try:
         app.db.record_write(relpath, file_hash, version)
-    except Exception as exc:  # SQLite's: a full or read-only disk is no reason to fail a read
-        if environment_error(exc) is None:
-            raise
+    except (sqlite3.Error, OSError):
+        # a full or read-only disk, a db another writer holds past the timeout: no reason to
+        # fail a read (the next reconcile counts the edit)
+        return
 
 
 def record_written(

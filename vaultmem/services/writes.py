@@ -32,6 +32,7 @@ from typing import Any
 from vaultmem.clock import iso, note_time
 from vaultmem.clock import now as utc_now
 from vaultmem.errors import InvalidInput, VaultmemError
+from vaultmem.index.resolve import name_key
 from vaultmem.models import IngestResult
 from vaultmem.services.app import App, batched_writes, naming
 from vaultmem.services.capture import capture_title
@@ -274,7 +275,7 @@ def ingest(app: App, items: list[Any], shared: bool = False, allow_secret: bool 
             entry = {"id": result.id, "path": result.path}
             batch[key] = entry
             written.append({"index": index, **entry})
-            taken.add(title.lower())
+            taken.add(name_key(title))
         except VaultmemError as exc:
             rejected.append({"index": index, "reason": exc.message})
     for warning in warnings:
@@ -295,7 +296,7 @@ def _warn_if_expired(write: CheckedWrite, now: datetime, warnings: list[str], in
 
 def _free_shared_title(app: App, title: str, taken: set[str]) -> str:
     candidate, n = title, 2
-    while candidate.lower() in taken or app.db.notes_titled(candidate, scope="shared"):
+    while name_key(candidate) in taken or app.db.notes_titled(candidate, scope="shared"):
         candidate = f"{title} ({n})"
         n += 1
     return candidate
