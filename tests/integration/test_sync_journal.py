@@ -17,6 +17,7 @@ import pytest
 from tests.conftest import Cli, Result
 from tests.integration.test_clones_merge import clones, git  # noqa: F401  (the fixture)
 from tests.integration.test_sync import GIT_ENV, create, head
+from vaultmem.vault.git import Git
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -41,6 +42,23 @@ def committed(root: Path, path: Path, rev: str = "HEAD") -> bytes:
 
 def told(result: Result) -> str:
     return result.stdout + result.stderr
+
+
+def bob_behind_upstream(one: Path, two: Path) -> tuple[Git, Path, bytes]:
+    """bob's month file committed on both clones; then a line of his pushed from clone one
+    and a private note's line on clone two only, origin fetched: (clone two's repo, that
+    journal file, its bytes), as a sync finds them before it merges."""
+    a, b = Cli(one), Cli(two)
+    create(a, "Bob earlier", "bob")
+    a.ok("sync", ghost="bob")
+    b.ok("sync")
+    create(a, "Bob upstream", "bob")
+    a.ok("sync", ghost="bob")
+    create(b, "Bob private plan", "bob", scope="private", body=SECRET)
+    journal = journal_of(two, "bob")
+    before = journal.read_bytes()
+    git(two, "fetch", "-q")
+    return Git.of(two), journal, before
 
 
 @pytest.mark.parametrize("tracked", [True, False], ids=["journal-committed-before", "journal-new-on-both"])
@@ -121,22 +139,12 @@ def test_lines_left_aside_by_a_sync_killed_mid_merge_come_back(clones: tuple[Pat
     """The set-aside lines are written to a file in the git dir before the journal is cut
     back: a sync killed before it appended them again leaves them there, and the next
     sync puts them back (once: not again where they already are)."""
-    from vaultmem.vault.git import Git
     from vaultmem.vault.journal_aside import put_back, set_aside
 
     one, two = clones
-    a, b = Cli(one), Cli(two)
-    create(a, "Bob earlier", "bob")
-    a.ok("sync", ghost="bob")
-    b.ok("sync")
-    create(a, "Bob upstream", "bob")
-    a.ok("sync", ghost="bob")
-    create(b, "Bob private plan", "bob", scope="private", body=SECRET)
-    journal = journal_of(two, "bob")
-    before = journal.read_bytes()
+    b = Cli(two)
+    repo, journal, before = bob_behind_upstream(one, two)
     pending = before[len(committed(two, journal)) :]
-    repo = Git.of(two)
-    git(two, "fetch", "-q")
     aside = set_aside(repo, "origin/main")  # what sync does before git merges; then killed
     assert aside and journal.read_bytes() == committed(two, journal)
     put_back(repo)
@@ -157,21 +165,11 @@ def test_a_commit_after_a_killed_sync_puts_the_lines_back_first(
     """A probe's find: after a sync killed mid-merge, bob's notes had no journal lines, so a
     person's `vaultmem commit` committed them as "memory(hand)" and bob's own commit left
     them out. A commit now puts the lines set aside back first."""
-    from vaultmem.vault.git import Git
     from vaultmem.vault.journal_aside import left_aside, set_aside
 
     one, two = clones
-    a, b = Cli(one), Cli(two)
-    create(a, "Bob earlier", "bob")
-    a.ok("sync", ghost="bob")
-    b.ok("sync")
-    create(a, "Bob upstream", "bob")
-    a.ok("sync", ghost="bob")
-    create(b, "Bob private plan", "bob", scope="private", body=SECRET)
-    journal = journal_of(two, "bob")
-    before = journal.read_bytes()
-    repo = Git.of(two)
-    git(two, "fetch", "-q")
+    b = Cli(two)
+    repo, journal, before = bob_behind_upstream(one, two)
     assert set_aside(repo, "origin/main")  # what sync does before git merges; then killed
     made = b.ok("commit", ghost=committer)["commits"]
     assert not left_aside(repo) and journal.read_bytes() == before

@@ -19,22 +19,26 @@ import pytest
 
 from tests.conftest import Cli
 from tests.integration.test_clones_merge import clones, git  # noqa: F401  (the fixture)
-from tests.integration.test_sync import GIT_ENV, create, head
-from tests.integration.test_sync_journal import SECRET, journal_of, told
+from tests.integration.test_sync import create, head
+from tests.integration.test_sync_journal import SECRET, identity, journal_of, told  # noqa: F401  (autouse)
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
 ASIDE = ".git/vaultmem-journal-aside.json"
 
 
-@pytest.fixture(autouse=True)
-def identity(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key, value in GIT_ENV.items():
-        monkeypatch.setenv(key, value)
-
-
 def files_in(folder: Path) -> list[Path]:
     return [p for p in folder.rglob("*") if p.is_file()] if folder.exists() else []
+
+
+def push_journal_as_symlink(one: Path, outside: Path) -> None:
+    """Clone one pushes bob's journal folder as a symlink to `outside` (plain git)."""
+    git(one, "rm", "-rq", ".vaultmem-journal/bob")
+    (one / ".vaultmem-journal").mkdir(exist_ok=True)  # gone with its one folder
+    (one / ".vaultmem-journal" / "bob").symlink_to(outside)
+    git(one, "add", "-A")
+    git(one, "commit", "-qm", "journal elsewhere")
+    git(one, "push", "-q", "origin", "main")
 
 
 def bob_writes_unsynced(one: Path, two: Path) -> tuple[Path, bytes]:
@@ -54,12 +58,7 @@ def test_a_push_making_a_journal_folder_a_symlink_is_not_merged(clones: tuple[Pa
     b = Cli(two)
     journal, before = bob_writes_unsynced(one, two)
     outside = tmp_path / "outside"
-    git(one, "rm", "-rq", ".vaultmem-journal/bob")
-    (one / ".vaultmem-journal").mkdir(exist_ok=True)  # gone with its one folder
-    (one / ".vaultmem-journal" / "bob").symlink_to(outside)
-    git(one, "add", "-A")
-    git(one, "commit", "-qm", "journal elsewhere")
-    git(one, "push", "-q", "origin", "main")
+    push_journal_as_symlink(one, outside)
     was = head(two)
 
     for _ in range(2):  # and again once the link's target exists
@@ -95,12 +94,7 @@ def test_a_link_merged_by_hand_refuses_writes_and_its_removal_syncs(clones: tupl
     outside.mkdir()
     create(a, "Bob earlier", "bob")
     a.ok("sync", ghost="bob")
-    git(one, "rm", "-rq", ".vaultmem-journal/bob")
-    (one / ".vaultmem-journal").mkdir(exist_ok=True)  # gone with its one folder
-    (one / ".vaultmem-journal" / "bob").symlink_to(outside)
-    git(one, "add", "-A")
-    git(one, "commit", "-qm", "journal elsewhere")
-    git(one, "push", "-q", "origin", "main")
+    push_journal_as_symlink(one, outside)
     git(two, "pull", "-q", "--no-rebase", "origin", "main")  # by hand
     create(a, "Alice upstream", "alice")  # and upstream moves on: the next sync merges
     a.ok("sync", ghost="alice")
