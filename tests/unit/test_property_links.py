@@ -229,6 +229,9 @@ def test_property_links_are_written_by_file_name(fm: str, expected: str | None) 
     [
         ("[[Wine: basics]]", "[[shared/Wine basics|Wine: basics]]"),
         ("[[Wine: basics#Soils|s]]", "[[shared/Wine basics#Soils|s]]"),
+        # an empty label stays as typed (once `[[shared/Wine basics||Wine: basics|]]`)
+        ("[[Vino|]]", "[[shared/Wine basics|]]"),
+        ("[[Vino#Soils|]]", "[[shared/Wine basics#Soils|]]"),
         (f"[[{WINE_ID}]]", "[[shared/Wine basics]]"),
         (["[[Vino]]", "x", 3, None, ["[[Vino]]"]], ["[[shared/Wine basics|Vino]]", "x", 3, None, ["[[Vino]]"]]),
         ("[[Wine basics]]", "[[Wine basics]]"),

@@ -160,7 +160,8 @@ def file_named(
     # The vault path, never a bare file name: which bare name is unambiguous could
     # depend on notes this writer cannot see (SPEC §3).
     text = wiki_target(dst, False)
-    if link.label is not None or is_id(link.target):
+    # A label, even an empty one (`[[X|]]`, its `|` left after the target): kept as written
+    if link.label is not None or "|" in inner[end:] or is_id(link.target):
         return text
     return f"{text}{inner[end:]}{pipe()}{inner[:end]}"
 
