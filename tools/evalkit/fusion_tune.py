@@ -605,21 +605,12 @@ def features3(
     }
 
 
-def lexcov(
-    wb: float,
-    wp: float,
-    sat: float,
-    centroid: float = 0.0,
-    gate: float = 0.0,
-    title: float = 0.0,
-    bm25_cov: float = 0.0,
-    cov_power: float = 1.0,
-) -> Fuse:
-    """cos + g·(wb·bm25 saturated·cov^bm25_cov + wp·coverage^cov_power), g =
-    fusion.lexical_share (the shipped direction's family)."""
+def lexcov(wb: float, wp: float, sat: float, **options: float) -> Fuse:
+    """hybrid_sum as a ranking (the shipped direction's family); `options` are hybrid_sum's
+    (centroid, gate, title, bm25_cov, cov_power)."""
 
     def fuse(row: dict[str, Any]) -> list[tuple[str, float]]:
-        scores = hybrid_sum(row, wb, wp, sat, centroid, gate, title, bm25_cov, cov_power)
+        scores = hybrid_sum(row, wb, wp, sat, **options)
         return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
 
     return fuse
@@ -806,7 +797,7 @@ def tune_candidates(sets: Sequence[Sequence[dict[str, Any]]]) -> dict[str, Fuse]
             for wb in (0.15, 0.25, 0.4):
                 for wp in (0.45, 0.7, 1.0):
                     out[f"lexcov bm25={wb} cov={wp} sat=20.0 session={share} centroid={centroid}"] = in_sessions(
-                        lexcov(wb, wp, 20.0, centroid), share
+                        lexcov(wb, wp, 20.0, centroid=centroid), share
                     )
     # a note's title as one more line for coverage, at a share (Calibration.coverage_with_title)
     for title in (0.25, 0.5, 0.75, 1.0):

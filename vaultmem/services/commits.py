@@ -105,11 +105,8 @@ def pending_changes(app: App, git: Git, every_writer: bool = False) -> Pending:
 
 def commit_pending(app: App, message: str | None = None, pending: Pending | None = None) -> CommitResult:
     git = Git.of(app.root)
-    if pending is None and left_aside(git):
-        # A sync killed mid-merge left journal lines aside: without them another ghost's
-        # notes read as a person's edits, and a person's commit would take them as its own.
-        with held(app.root, exclusive=True):
-            put_back_aside(app, git)
+    if pending is None:  # sync's own commit: sync put them back before it planned it
+        put_back_left_aside(app, git)
     refuse_mid_merge(git)
     plan = pending if pending is not None else pending_changes(app, git)
     made: list[CommitMade] = []
@@ -127,6 +124,15 @@ def commit_pending(app: App, message: str | None = None, pending: Pending | None
         sha = commit_paths(git, paths, text, author)
         made.append(CommitMade(sha, writer, text, paths))
     return CommitResult(made, plan.held)
+
+
+def put_back_left_aside(app: App, git: Git) -> None:
+    """Journal lines a sync killed mid-merge left aside, put back: without them another
+    ghost's notes read as a person's edits, and a person's commit would take them as its
+    own. The writers' lock alone, and only when there are any (a commit or a sync's start)."""
+    if left_aside(git):
+        with held(app.root, exclusive=True):
+            put_back_aside(app, git)
 
 
 def put_back_aside(app: App, git: Git) -> None:

@@ -104,43 +104,50 @@ def ensure_unique_title(app: App, title: str, scope: str, exclude_path: str | No
 # --- links as Obsidian reads them -------------------------------------------------------------
 
 
-def _file_names(app: App, source: str) -> tuple[Resolve, Resolve, Callable[[str], bool]]:
-    """(vaultmem's resolution, Obsidian's, which targets are ids) among the notes the
-    writer can see and every reader of `source` can see, so a rewrite never hints at a
-    hidden one: to its writer, or, through the note's text, to its readers (alice's
-    `[[<id>]]` of her private note stays as written in a shared note)."""
-    where = classify(source)
-    names = [
-        n
-        for n in app.db.names()
-        for loc in [classify(n[0])]
-        if app.can_read(loc) and seen_by_readers_of(where, loc, app.config)
-    ]
-    resolver = Resolver(NameEntry(*n) for n in names)
-    files = Resolver(NameEntry(n[0], "", "") for n in names)
+class FileNames:
+    """How one note's write resolves links: (vaultmem's resolution, Obsidian's, which
+    targets are ids) among the notes the writer can see and every reader of `source` can
+    see, so a rewrite never hints at a hidden one: to its writer, or, through the note's
+    text, to its readers (alice's `[[<id>]]` of her private note stays as written in a shared
+    note). Built on first use, once for the body and the properties of a write."""
 
-    return resolver.resolve, files.resolve, resolver.is_id
+    def __init__(self, app: App, source: str) -> None:
+        self.app, self.source = app, source
+        self._built: tuple[Resolve, Resolve, Callable[[str], bool]] | None = None
+
+    def get(self) -> tuple[Resolve, Resolve, Callable[[str], bool]]:
+        if self._built is None:
+            app, where = self.app, classify(self.source)
+            names = [
+                n
+                for n in app.db.names()
+                for loc in [classify(n[0])]
+                if app.can_read(loc) and seen_by_readers_of(where, loc, app.config)
+            ]
+            resolver = Resolver(NameEntry(*n) for n in names)
+            files = Resolver(NameEntry(n[0], "", "") for n in names)
+            self._built = (resolver.resolve, files.resolve, resolver.is_id)
+        return self._built
 
 
-def file_linked_text(app: App, text: str, source: str) -> str:
+def file_linked_text(names: FileNames, text: str) -> str:
     """Wikilinks in text vaultmem writes, made to resolve by file name (Obsidian's rule) to
     the note vaultmem resolves them to: `[[Wine: basics]]` → `[[Wine basics|Wine: basics]]`."""
     if "[[" not in text:
         return text
-    return file_linked(text, source, *_file_names(app, source))
+    return file_linked(text, names.source, *names.get())
 
 
-def file_linked_fields(app: App, fields: Mapping[str, Any], source: str) -> dict[str, Any]:
+def file_linked_fields(names: FileNames, fields: Mapping[str, Any]) -> dict[str, Any]:
     """Property values vaultmem writes, their links (`related: "[[Wine: basics]]"`, an item
     of a list) written by file name as the body's are (file_linked_text). A note's own names
     stay as given (property_links.OWN_NAMES)."""
     out = dict(fields)
     if not property_links(out, leave_out=OWN_NAMES):
         return out
-    names = _file_names(app, source)
     for key, value in out.items():
         if key not in OWN_NAMES:
-            out[key] = file_linked_value(value, source, *names)
+            out[key] = file_linked_value(value, names.source, *names.get())
     return out
 
 
@@ -182,6 +189,18 @@ def _resolve_parent(app: App, ref: str) -> NoteRecord:
 
 
 @naming
+def _beside_parent(app: App, folder: str, ref: str | None) -> tuple[str, str | None]:
+    """(the new note's folder, its parent's id): children sit beside their parent when it
+    lives in the same scope folder."""
+    if not ref:
+        return folder, None
+    parent = _resolve_parent(app, ref)
+    parent_folder = parent.path.rsplit("/", 1)[0] if "/" in parent.path else ""
+    if parent_folder == folder or parent_folder.startswith(folder + "/"):
+        folder = parent_folder
+    return folder, parent.id
+
+
 def create_note(app: App, spec: NewNote, *, caught_up: bool = False) -> WriteResult:
     title = check_title(spec.title)
     note_type = check_type(app, spec.type)
@@ -196,19 +215,12 @@ def create_note(app: App, spec: NewNote, *, caught_up: bool = False) -> WriteRes
         raise InvalidInput(f"ttl-days must be between 0 and 365000, not {spec.ttl_days}")
     if not caught_up:
         app.catch_up()
-    folder = place.folder
-    parent_id = None
-    if spec.parent:
-        parent = _resolve_parent(app, spec.parent)
-        parent_id = parent.id
-        # Children sit beside their parent when it lives in the same scope folder.
-        parent_folder = parent.path.rsplit("/", 1)[0] if "/" in parent.path else ""
-        if parent_folder == folder or parent_folder.startswith(folder + "/"):
-            folder = parent_folder
+    folder, parent_id = _beside_parent(app, place.folder, spec.parent)
     ensure_unique_title(app, title, place.location.scope)
     now = utc_now() if spec.created is None else spec.created
     stem = store.name_for_title(title)
-    body = file_linked_text(app, spec.body, f"{folder}/{stem}.md")
+    names = FileNames(app, f"{folder}/{stem}.md")
+    body = file_linked_text(names, spec.body)
     fields: dict[str, Any] = {
         "id": new_ulid(),
         "title": title,
@@ -232,7 +244,7 @@ def create_note(app: App, spec: NewNote, *, caught_up: bool = False) -> WriteRes
         fields["hash"] = body_hash(normalize_body(body))
     if spec.extra:
         fields.update({k: v for k, v in spec.extra.items() if k not in fields})
-    fields = file_linked_fields(app, fields, f"{folder}/{stem}.md")
+    fields = file_linked_fields(names, fields)
     text = new_note_text(fields, body)
     refuse_secrets(text, what="the note", allow=spec.allow_secret)
     data = text.encode("utf-8")
@@ -299,13 +311,14 @@ def update_note(
 
     def mutation(note: ParsedNote) -> tuple[dict[str, Any], str | None]:
         changes: dict[str, Any] = {}
+        names = FileNames(app, note.relpath)
         for key, value in sets:
             if (value == "" or value is None) and key not in NOT_REMOVABLE:
                 changes[key] = REMOVE
                 continue
             changes[key] = checked_set(app, note, key, value)
         # The values this command brings, as its body text (below): the rest stay as written.
-        changes = file_linked_fields(app, changes, note.relpath)
+        changes = file_linked_fields(names, changes)
         if title is not None:
             changes["title"] = title
         new_title = changes.get("title")
@@ -325,13 +338,13 @@ def update_note(
         # Only the text this command brings is relinked: the rest of the body stays as is.
         new_body: str | None = None
         if patch.replace_section is not None and patch.body is not None:
-            section = file_linked_text(app, patch.body, note.relpath)
+            section = file_linked_text(names, patch.body)
             new_body, found = replace_section(note.body, patch.replace_section, section)
             section_found.append(found)
         elif patch.append is not None:
-            new_body = append_text(note.body, file_linked_text(app, patch.append, note.relpath))
+            new_body = append_text(note.body, file_linked_text(names, patch.append))
         elif patch.body is not None:
-            new_body = file_linked_text(app, patch.body, note.relpath)
+            new_body = file_linked_text(names, patch.body)
         return changes, new_body
 
     guard = refuse_unseen_edits and patch.replaces_text

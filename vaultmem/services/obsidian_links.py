@@ -118,7 +118,6 @@ def _rewritten(app: App, note: ParsedNote, resolver: Resolver, files: Resolver) 
     `hash` and `version` anew, as a move's rewrite does (moves.hash_kept): a link vaultmem
     rewrote is no person's word."""
     path = note.relpath
-
     try:
         data, stamp = store.read_file(app.root, path)
         text = data.decode("utf-8")

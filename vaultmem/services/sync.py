@@ -33,7 +33,13 @@ from vaultmem.errors import Conflict, InvalidInput
 from vaultmem.models import SyncResult
 from vaultmem.paths import TOKENS_NAME
 from vaultmem.services.app import App
-from vaultmem.services.commits import commit_pending, pending_changes, put_back_aside, refuse_mid_merge
+from vaultmem.services.commits import (
+    commit_pending,
+    pending_changes,
+    put_back_aside,
+    put_back_left_aside,
+    refuse_mid_merge,
+)
 from vaultmem.services.crossings import Crossing, Kept, keep_crossed_edits, settle_double_deletes, unmerged
 from vaultmem.services.gitsetup import NOTES_ATTRIBUTE, driver_command
 from vaultmem.services.seen import History, may_be_told, seen_at, told
@@ -58,8 +64,7 @@ def sync(
     and waits for it ("synced", "no_watcher", or why not); the front end that knows how to
     reach a watcher passes it."""
     git = Git.of(app.root)
-    with held(app.root, exclusive=True):  # a sync killed mid-merge left journal lines aside
-        put_back_aside(app, git)
+    put_back_left_aside(app, git)
     refuse_mid_merge(git)
     upstream = _upstream(git)
     _ensure_driver(git)
