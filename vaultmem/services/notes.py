@@ -188,7 +188,6 @@ def _resolve_parent(app: App, ref: str) -> NoteRecord:
         raise NotFound(f"parent {ref!r} not found") from None
 
 
-@naming
 def _beside_parent(app: App, folder: str, ref: str | None) -> tuple[str, str | None]:
     """(the new note's folder, its parent's id): children sit beside their parent when it
     lives in the same scope folder."""
@@ -201,6 +200,7 @@ def _beside_parent(app: App, folder: str, ref: str | None) -> tuple[str, str | N
     return folder, parent.id
 
 
+@naming
 def create_note(app: App, spec: NewNote, *, caught_up: bool = False) -> WriteResult:
     title = check_title(spec.title)
     note_type = check_type(app, spec.type)
