@@ -292,7 +292,6 @@ NOT_NOTES = {
     "services/vaults.py::append_attribute": ".gitattributes",
     "services/vaults.py::_write_vault": "vaultmem's template vaultmem.toml and .gitignore",
     "services/vaults.py::add_ghost": "vaultmem.toml",
-    "services/vaults.py::_write_config": "vaultmem.toml's temp file, opened to write (ghost add)",
     "cli/autostart.py::start_in_background": "watcher.log, appended to",
     "services/tokens.py::_read": ".vaultmem-tokens.json (or the former .vaultmem/mcp_tokens.json)",
     "services/tokens.py::_read_used": "tokens_used.json",

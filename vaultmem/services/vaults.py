@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import secrets
 import shlex
 import sys
 import time
@@ -28,6 +27,7 @@ from vaultmem.vault.ids import new_ulid
 from vaultmem.vault.journal import ATTRIBUTES as JOURNAL_ATTRIBUTES
 from vaultmem.vault.layout import SCOPES, inside_vault, is_ignored_dir, is_note_path, walk_notes
 from vaultmem.vault.nesting import enclosing_vault
+from vaultmem.vault.store import write_whole
 
 SCOPE_DIRS = (*SCOPES, "inbox/shared", "reference")
 GHOST_DIRS = ("private", "diary", "inbox")
@@ -282,23 +282,9 @@ def add_ghost(root: Path, ghost: str) -> GhostsResult:
 
 
 def _write_config(path: Path, text: str) -> None:
-    """Replace vaultmem.toml atomically through a temp file of its own (a unique name in the
-    same folder, fsynced, the file's mode kept)."""
-    mode = os.stat(path).st_mode & 0o7777
-    tmp = path.with_name(f".{CONFIG_NAME}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        try:
-            view = memoryview(text.encode("utf-8"))
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    """Replace vaultmem.toml whole (store.write_whole: a temp file beside it, fsynced, then
+    renamed over it), keeping the file's mode."""
+    write_whole(path, text.encode("utf-8"), os.stat(path).st_mode & 0o7777)
 
 
 def list_ghosts(root: Path) -> GhostsResult:
