@@ -120,3 +120,23 @@ def test_a_turn_is_lifted_towards_its_likelier_neighbour(bvault: Path, bcli: Cli
             lifted += 1
             assert parts["session"] == pytest.approx(SESSION_SHARE * (max(near) - before), abs=1e-4)
     assert lifted > 0
+
+
+def test_a_file_nobody_may_read_is_no_turn_of_a_session(bvault: Path, bcli: Cli) -> None:
+    """A conversation file loose in `inbox/` (nobody's: lint's `misplaced`) has the scope,
+    owner and project of `inbox/shared/`; said between two turns there, it must neither hide
+    the turn after nor show as a gap in the offsets (its existence, counted)."""
+
+    def turn(rel: str, at: str, text: str) -> None:
+        path = bvault / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"---\ntype: conversation\ncreated: '{at}'\nrole: Carol\n---\n{text}\n", encoding="utf-8")
+
+    turn("inbox/shared/first.md", "2023-07-01T10:00:00", "Carol: shall we plan the durian festival trip?")
+    turn("inbox/loose.md", "2023-07-01T10:05:00", "Bob: a loose note about the festival")
+    turn("inbox/shared/second.md", "2023-07-01T10:10:00", "Carol: yes, the trip in August.")
+    for depth in ("1", "2"):
+        res = bcli.ok("search", "durian festival trip", "--mode", "bm25", "--graph-depth", depth, ghost="alice")
+        assert [c["offset"] for c in result_for(res, "inbox/shared/first.md")["context"]] == [1]
+        assert [c["offset"] for c in result_for(res, "inbox/shared/second.md")["context"]] == [-1]
+        assert "loose" not in json.dumps(res)

@@ -153,10 +153,13 @@ class FileRows(Store):
     ) -> list[tuple[str, str, str]]:
         """(path, id, created) of the conversation memories of one folder (scope, owner,
         project) made from `since` to `until` (ISO-8601 UTC, as vaultmem writes dates), in
-        the order they were said: by `created`, then id (ULIDs made in one write rise)."""
+        the order they were said: by `created`, then id (ULIDs made in one write rise).
+        Placed notes only: a file loose in `inbox/` has the scope, owner and project of
+        `inbox/shared/` but nobody may read it, so it is no one's neighbour."""
         cur = self.conn.execute(
             "SELECT path, coalesce(id, path), created FROM files WHERE type='conversation' AND owner IS ? "
-            "AND created BETWEEN ? AND ? AND scope IS ? AND project IS ? AND status='note' ORDER BY created, id",
+            "AND created BETWEEN ? AND ? AND scope IS ? AND project IS ? AND status='note' AND placed "
+            "ORDER BY created, id",
             (owner, since, until, scope, project),
         )
         return [(r[0], r[1], r[2]) for r in cur]
