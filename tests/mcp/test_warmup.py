@@ -147,3 +147,77 @@ def test_a_model_that_does_not_load_in_time_leaves_bm25_with_the_reason(
 
     in_memory(vault, "alice", stuck)
     assert not gated.is_set()
+
+
+def _model_gone(vault: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[Any], Any]:
+    """A vault with vectors (the hash embedder) whose model then cannot be loaded, as when
+    its files are gone: the model library raises its own error. Returns the load that
+    works."""
+    from vaultmem.index import embedder as emb
+
+    config = vault / "vaultmem.toml"
+    config.write_text(config.read_text().replace('backend = "none"', 'backend = "auto"'))
+    install(monkeypatch, HashEmbedder())
+    assert Cli(vault).ok("index")["embedded_chunks"] > 0
+
+    def gone(choice: Any) -> Any:
+        raise FileNotFoundError("Path /models/minilm not found")
+
+    works = emb.load
+    monkeypatch.setattr(emb, "load", gone)
+    return works
+
+
+def test_a_model_that_cannot_load_leaves_bm25_with_the_reason(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No watcher: the search's catch-up indexes a new note lexically, and the search runs
+    BM25 + graph and says why (it failed with an internal error, even in bm25 mode); a
+    vector search fails with the reason. Once the model loads again, the vectors follow."""
+    from vaultmem.index import embedder as emb
+
+    load = _model_gone(vault, monkeypatch)
+    cli = Cli(vault)
+    saved = cli.ok("capture", "Quokkas smile at the ferry", ghost="alice")
+    for mode in ("hybrid", "bm25"):
+        doc = cli.ok("search", "quokkas ferry", "--mode", mode, ghost="alice")
+        assert doc["mode"] == "bm25" and doc["results"][0]["summary"]["id"] == saved["id"]
+    hybrid = cli.ok("search", "quokkas ferry", ghost="alice")
+    assert hybrid["requested_mode"] == "hybrid"
+    assert any("could not be loaded" in w and "/models/minilm not found" in w for w in hybrid["warnings"])
+    vector = cli("search", "quokkas ferry", "--mode", "vector", ghost="alice")
+    assert vector.exit_code != 0 and vector.data["error"]["code"] == "embedding_unavailable"
+    assert cli.ok("status")["index"]["pending_detail"]["vectors"] >= 1
+
+    monkeypatch.setattr(emb, "load", load)
+    assert cli.ok("search", "quokkas ferry", ghost="alice")["mode"] == "hybrid"
+    assert cli.ok("status")["index"]["pending_detail"]["vectors"] == 0
+
+
+def test_a_watcher_whose_model_cannot_load_answers_bm25_with_the_reason(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The watcher's background load fails: a search over MCP answers BM25 + graph with the
+    reason (it failed with an internal error), and a note written meanwhile is found."""
+    from vaultmem.cli.serve import command_runner
+    from vaultmem.daemon.runner import Settings, Watcher
+
+    _model_gone(vault, monkeypatch)
+    watcher = Watcher(vault, command_runner, Settings(rescan_s=60.0))
+    thread = threading.Thread(target=watcher.run, daemon=True)
+    thread.start()
+
+    async def search(client: Any) -> None:
+        saved = structured(await client.call_tool("memory_save", {"content": "Quokkas smile at the ferry"}))
+        found = await client.call_tool("memory_search", {"query": "quokkas ferry"})
+        doc = structured(found)
+        assert doc["mode"] == "bm25" and doc["requested_mode"] == "hybrid"
+        assert any("could not be loaded" in w for w in doc["warnings"])
+        assert "could not be loaded" in found.content[0].text
+        assert doc["results"][0]["summary"]["id"] == saved["id"]
+
+    try:
+        _wait(lambda: (ping(str(vault)) or {}).get("state") == "watching")
+        in_memory(vault, "alice", search)
+    finally:
+        watcher.request_stop()
+        thread.join(timeout=30)
+    assert not thread.is_alive()

@@ -158,7 +158,7 @@ class WorkerLoop(WatcherBase):
         self.progress = {"stage": "reading notes", "done": 0, "total": 0}
         try:
             # The very reconcile `vaultmem index` runs (the App's lock is the one we hold).
-            report = run_index(self.app, defer_vectors=True)
+            report = run_index(self.app, defer_vectors=True, without_model=True)
         except WatcherStopping:
             raise
         except VaultmemError as exc:

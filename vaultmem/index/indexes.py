@@ -96,12 +96,24 @@ class Indexes:
         return self._choice
 
     def embedder(self) -> Embedder | None:
+        """The embedding model, loaded on first use. EmbeddingUnavailable when it cannot be
+        loaded (its files gone or broken, a name not downloaded on an offline machine): a
+        search then runs lexically and says why; the next use tries again."""
         if self._embedder is None:
             with self._embedder_lock:
                 if self._embedder is None:
-                    from vaultmem.index.embedder import load
+                    from vaultmem.errors import VaultmemError
+                    from vaultmem.index.embedder import EmbeddingUnavailable, load
 
-                    self._embedder = (load(self.embedding_choice()),)
+                    choice = self.embedding_choice()
+                    try:
+                        self._embedder = (load(choice),)
+                    except VaultmemError:
+                        raise
+                    except Exception as exc:  # the model libraries raise their own types
+                        raise EmbeddingUnavailable(
+                            f"the embedding model {choice.model} could not be loaded ({type(exc).__name__}: {exc})"
+                        ) from exc
         return self._embedder[0]
 
     def model_loaded(self) -> bool:

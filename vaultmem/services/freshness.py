@@ -73,7 +73,7 @@ class CatchUp:
         from vaultmem.services.indexing import run_index
 
         try:
-            run_index(app)
+            run_index(app, without_model=True)
         except Exception as exc:  # Whoosh's, Chroma's, SQLite's: see environment_error
             _stale(app, exc)
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from vaultmem import clock
 from vaultmem.index.catalog import diff_stats
+from vaultmem.index.embedder import EmbeddingUnavailable
 from vaultmem.index.engine import error_list
 from vaultmem.models import IndexReport, StatusReport
 from vaultmem.paths import StatePaths
@@ -19,14 +20,25 @@ if TYPE_CHECKING:
     from vaultmem.services.app import App
 
 
-def run_index(app: App, full: bool = False, defer_vectors: bool = False) -> IndexReport:
+def run_index(app: App, full: bool = False, defer_vectors: bool = False, without_model: bool = False) -> IndexReport:
     """Reconcile once under the writer lock (exit 6 if another writer keeps it).
     `defer_vectors` (the watcher's own reconciles): while the model loads in the background,
-    leave the vectors to the reconcile that follows its loading rather than wait for it."""
+    leave the vectors to the reconcile that follows its loading rather than wait for it.
+    `without_model` (a search's catch-up, the watcher's): when the embedding model cannot
+    be loaded, the other indexes are brought up to date all the same, the vectors left for
+    a run that can load it (a search then runs lexically and says why)."""
     enabled = app.indexes.embedding_choice().enabled
     with_vectors = enabled and not (defer_vectors and app.indexes.model_loading())
-    with app.lock("index"):
-        report = app.indexes.indexer(app.progress).run(full=full, with_vectors=with_vectors)
+    try:
+        with app.lock("index"):
+            report = app.indexes.indexer(app.progress).run(full=full, with_vectors=with_vectors)
+    except EmbeddingUnavailable as exc:
+        if not (without_model and with_vectors):
+            raise
+        app.notice(f"warning: {exc.message}; indexed without vectors")
+        with_vectors = False
+        with app.lock("index"):
+            report = app.indexes.indexer(app.progress).run(with_vectors=False)
     if with_vectors:
         app.indexes.vectors_deferred = False
     elif enabled:

@@ -12,6 +12,7 @@ from vaultmem import clock
 from vaultmem.config import MAX_GRAPH_DEPTH, MAX_RESULTS
 from vaultmem.errors import IndexBusy, InvalidInput, UsageError
 from vaultmem.index.documents import Filters
+from vaultmem.index.embedder import EmbeddingUnavailable
 from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import SearchResult
 from vaultmem.search.filters import DEFAULT_MODE, MODES, parse_date_bound, scopes_for, types_for, unknown_types
@@ -186,21 +187,7 @@ def retrievers(app: App, mode: str, warnings: list[str]) -> tuple[Retrievers, st
         if missed:
             warnings.append(missed)
     if mode in ("hybrid", "vector"):
-        choice = app.indexes.embedding_choice()
-        fp = app.db.get_meta("vector_fingerprint")
-        embedder = app.indexes.embedder() if choice.enabled else None
-        if embedder is not None and fp is not None:
-            views = app.indexes.views
-
-            def embed(text: str, model: Embedder = embedder, fp: str = fp) -> list[float]:
-                return views.query_vector(fp, text, lambda t: model.embed([t])[0])
-
-            dense = Dense(app.indexes.vector_index(fp), embed, app.indexes.note_lookup())
-        elif mode == "vector":
-            raise InvalidInput(f"vector search needs embeddings, and this vault has none ({choice.reason})")
-        else:
-            warnings.append(f"no embeddings ({choice.reason}): searched with BM25 + graph only")
-            mode = "bm25"
+        dense, mode = _dense(app, mode, warnings)
     parts = Retrievers(
         db=app.db,
         fulltext=app.indexes.fulltext() if mode in ("hybrid", "bm25") else None,
@@ -211,6 +198,32 @@ def retrievers(app: App, mode: str, warnings: list[str]) -> tuple[Retrievers, st
         reader_links=app.reader_links,
     )
     return parts, mode
+
+
+def _dense(app: App, mode: str, warnings: list[str]) -> tuple[Dense | None, str]:
+    """The vector side of a hybrid or vector search, and the mode it runs in: BM25 when the
+    vault has no embeddings or the model cannot be loaded (hybrid, with the reason in
+    `warnings`; a vector search fails with it)."""
+    choice = app.indexes.embedding_choice()
+    fp = app.db.get_meta("vector_fingerprint")
+    try:
+        embedder = app.indexes.embedder() if choice.enabled else None
+    except EmbeddingUnavailable as exc:
+        if mode == "vector":
+            raise
+        warnings.append(f"{exc.message}: searched with BM25 + graph only")
+        return None, "bm25"
+    if embedder is not None and fp is not None:
+        views = app.indexes.views
+
+        def embed(text: str, model: Embedder = embedder, fp: str = fp) -> list[float]:
+            return views.query_vector(fp, text, lambda t: model.embed([t])[0])
+
+        return Dense(app.indexes.vector_index(fp), embed, app.indexes.note_lookup()), mode
+    if mode == "vector":
+        raise InvalidInput(f"vector search needs embeddings, and this vault has none ({choice.reason})")
+    warnings.append(f"no embeddings ({choice.reason}): searched with BM25 + graph only")
+    return None, "bm25"
 
 
 def search(app: App, req: SearchRequest, fresh: bool = False) -> SearchResult:
