@@ -38,7 +38,7 @@ def run_index(app: App, full: bool = False, defer_vectors: bool = False, without
         app.notice(f"warning: {exc.message}; indexed without vectors")
         with_vectors = False
         with app.lock("index"):
-            report = app.indexes.indexer(app.progress).run(with_vectors=False)
+            report = app.indexes.indexer(app.progress).run(full=full, with_vectors=False)
     if with_vectors:
         app.indexes.vectors_deferred = False
     elif enabled:
