@@ -528,3 +528,20 @@ def test_one_hostile_note_stops_nothing_for_anyone(vault: Path, cli: Cli, name: 
         assert cli.ok("links", "Bobs", ghost="alice")["in"]  # still a link, read on the safe side
     else:
         assert any(p["path"] == f"private/alice/{name}.md" and p["code"] == "invalid_yaml" for p in problems)
+
+
+# --- 18. reference search checks its numbers as search does ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--rrf-k", "-1"), ("--rrf-k", "-5"), ("--rrf-k", "0"), ("--limit", "0"), ("--limit", "201")],
+)
+def test_reference_search_refuses_out_of_range_numbers(vault: Path, cli: Cli, option: str, value: str) -> None:
+    """A k of -1 divided by zero (exit 1, a traceback), -5 ranked by negative scores, 0 and a
+    limit of 0 quietly became the defaults; `search` refuses each with exit 5."""
+    says = "rrf-k" if option == "--rrf-k" else "limit"
+    refused(cli("reference", "search", "vault conventions", "how are ghosts named", option, value), says=says)
+    refused(cli("search", "ghosts", option, value), says=says)
+    found = cli.ok("reference", "search", "vault conventions", "how are ghosts named", "--rrf-k", "1", "--limit", "2")
+    assert 0 < found["returned"] <= 2 and all(r["summary"]["score"] > 0 for r in found["results"])

@@ -122,9 +122,15 @@ def reference_search(
     started = time.perf_counter()
     if not topic.strip() or not question.strip():
         raise InvalidInput("reference search needs a TOPIC and a QUESTION")
-    limit = limit or app.config.search.max_results
+    d = app.config.search
+    # as `search` checks them (services/search.py options_for): 0 is a value, not "the
+    # default"; a k of -1 divided by zero, other negative ones ranked by negative scores
+    limit = d.max_results if limit is None else limit
     if not 1 <= limit <= 200:
         raise InvalidInput("the limit (--limit; max_results over MCP) must be between 1 and 200")
+    k = float(d.rrf_k if rrf_k is None else rrf_k)
+    if k <= 0:
+        raise InvalidInput("--rrf-k must be positive")
     if not fresh:
         refresh(app)
     rec, parsed = _topic_note(app, topic)
@@ -146,8 +152,7 @@ def reference_search(
         rankings["vector"] = dense_paths
         for p, idx in dense_chunks.items():
             best_chunk.setdefault(p, idx)
-    d = app.config.search
-    fused = rrf(rankings, {"bm25": d.bm25_weight, "vector": d.embedding_weight}, rrf_k or d.rrf_k)
+    fused = rrf(rankings, {"bm25": d.bm25_weight, "vector": d.embedding_weight}, k)
     by_path = {f.path: f for f in files}
     terms = [t.text for t in analyzer(question)] if analyzer is not None else []
     results = [
