@@ -92,6 +92,19 @@ def test_init_with_bad_ghost_writes_nothing(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+def test_init_under_a_file_is_invalid_input(tmp_path: Path) -> None:
+    """`init notes.txt/vault` exited 1 with a NotADirectoryError traceback."""
+    (tmp_path / "notes.txt").write_text("a file\n")
+    for target in ("notes.txt/vault", "notes.txt/deeper/vault"):
+        res = Cli(tmp_path)("init", str(tmp_path / target), vault=False)
+        assert res.exit_code == 5, res.stdout + res.stderr
+        assert (
+            res.data["error"]["code"] == "invalid_input" and "notes.txt is not a folder" in res.data["error"]["message"]
+        )
+        assert "Traceback" not in res.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
 def test_init_into_existing_folder_keeps_its_files(tmp_path: Path) -> None:
     root = tmp_path / "obsidian"
     (root / "shared").mkdir(parents=True)

@@ -165,6 +165,10 @@ def _checked_target(path: Path, ghosts: list[str]) -> tuple[Path, list[str]]:
         )
     if root.exists() and not root.is_dir():
         raise InvalidInput(f"{root} exists and is not a folder")
+    # a folder to be made under a file (`init notes.txt/vault`): said, not a traceback
+    above = next((p for p in root.parents if p.exists()), None)
+    if above is not None and not above.is_dir():
+        raise InvalidInput(f"{root} cannot be made: {above} is not a folder")
     # No vault in a vault, either way: the inner one's notes would be the outer one's too,
     # and a ghost could make another ghost's private folder (private/bob/) a vault of its
     # own, or a vault of the folder above a vault, in which those notes read as shared.
