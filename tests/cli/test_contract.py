@@ -73,6 +73,47 @@ def test_usage_errors_exit_2(cli: Cli, args: list[str]) -> None:
     assert human.stderr.startswith("vaultmem: error: ")
 
 
+def test_json_asked_by_joined_short_flags_answers_errors_in_json(cli: Cli) -> None:
+    """`-js shared` is `-j -s shared`: a found note printed JSON, a missing one printed only
+    `vaultmem: error:` on stderr and nothing on stdout."""
+    found = cli("get", "Welcome to the vault", "-js", "shared", json_=False)
+    assert found.exit_code == 0 and _one_json_document(found.stdout)["note"]["title"] == "Welcome to the vault"
+    for args in (["get", "nonexistent", "-js", "shared"], ["query", "x", "-jn", "0"], ["get", "x", "-jz"]):
+        res = cli(*args, json_=False)
+        assert res.exit_code in (2, 3, 5), res
+        assert _one_json_document(res.stdout)["error"]["message"], args
+        assert "vaultmem: error" not in res.stderr
+
+
+@pytest.mark.parametrize("args", [["get", "x", "-sj"], ["capture", "--", "--json"], ["get", "--", "--json"]])
+def test_json_words_that_are_values_are_not_the_flag(cli: Cli, args: list[str]) -> None:
+    """`-sj` is --scope j; after `--` every word is text: errors stay talk on stderr."""
+    res = cli("--vault", str(cli.vault), *args, vault=False, json_=False)  # nothing after the `--`
+    assert res.exit_code in (3, 5) and res.stdout == ""
+    assert res.stderr.startswith("vaultmem: error: ")
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["get", "x", "--json"], True),
+        (["-j", "get", "x"], True),
+        (["get", "x", "-js", "shared"], True),
+        (["query", "x", "-jn5"], True),
+        (["search", "x", "--format", "json"], True),
+        (["search", "x", "--format=json"], True),
+        (["get", "x", "-sj"], False),
+        (["get", "x", "-n", "5"], False),
+        (["capture", "--", "--json"], False),
+        (["capture", "--", "-j"], False),
+    ],
+)
+def test_asks_for_json(argv: list[str], expected: bool) -> None:
+    from vaultmem.cli.main import asks_for_json
+
+    assert asks_for_json(argv) is expected
+
+
 def test_bare_group_shows_help(cli: Cli) -> None:
     res = cli("note", vault=False, json_=False)
     assert res.exit_code == 2

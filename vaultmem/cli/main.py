@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 import sys
 import traceback
 from typing import Any
@@ -125,6 +126,23 @@ def _finite_floats(command: Any) -> None:
         _finite_floats(sub)
 
 
+_JSON_CLUSTER = re.compile(r"-[hj]*j")  # -j, and -j first among short flags: -js shared, -jn5
+
+
+def asks_for_json(argv: list[str]) -> bool:
+    """Whether a command line asks for JSON, read before it is parsed, so that an error in
+    parsing it is answered in JSON too. Options end at `--`: after it `--json` is text. Short
+    flags may be joined (`-js shared` is `-j -s shared`); -j and -h are the only short
+    flags that take no value, so a -j after any other letter is that option's value."""
+    options = argv[: argv.index("--")] if "--" in argv else argv
+    return (
+        "--json" in options
+        or "--format=json" in options
+        or any(_JSON_CLUSTER.match(arg) for arg in options)
+        or any(pair == ("--format", "json") for pair in itertools.pairwise(options))
+    )
+
+
 class VaultmemGroup(TyperGroup):
     """Builds commands on demand, runs one, and turns every outcome into an exit code and
     an error document."""
@@ -172,12 +190,7 @@ class VaultmemGroup(TyperGroup):
         from vaultmem.cli import output
 
         argv = list(sys.argv[1:] if args is None else args)
-        json_mode = (
-            "--json" in argv
-            or "-j" in argv
-            or "--format=json" in argv
-            or any(pair == ("--format", "json") for pair in itertools.pairwise(argv))
-        )
+        json_mode = asks_for_json(argv)
         try:
             _check_utf8(argv)
             rv = super().main(argv, prog_name or "vaultmem", complete_var, standalone_mode=False, **extra)
