@@ -545,3 +545,18 @@ def test_reference_search_refuses_out_of_range_numbers(vault: Path, cli: Cli, op
     refused(cli("search", "ghosts", option, value), says=says)
     found = cli.ok("reference", "search", "vault conventions", "how are ghosts named", "--rrf-k", "1", "--limit", "2")
     assert 0 < found["returned"] <= 2 and all(r["summary"]["score"] > 0 for r in found["results"])
+
+
+# --- 19. a trust bias past ±2 leaves no note with a negative score -----------------------------
+
+
+@pytest.mark.parametrize(("bias", "low"), [("3", "Doubted"), ("-10", "Trusted")])
+def test_a_big_trust_bias_drops_nothing_at_min_score_0(cli: Cli, bias: str, low: str) -> None:
+    """1 + bias × (trust − 0.5) went below 0, and that note vanished although `--min-score 0`
+    keeps all; it stays, last, at score 0."""
+    for title, trust in (("Doubted", "0"), ("Trusted", "1")):  # bodies apart: twins collapse to one
+        cli.ok("note", "create", "--title", title, "--type", "note", "--scope", "shared",
+               "--body", f"quokka facts as {title.lower()} told", "--trust", trust)  # fmt: skip
+    found = cli.ok("search", "quokka", "--mode", "bm25", "--min-score", "0", "--trust-bias", bias)["results"]
+    assert [r["summary"]["title"] for r in found][-1] == low and len(found) == 2
+    assert found[-1]["summary"]["score"] == 0

@@ -163,6 +163,9 @@ TRUST_CASES = [
         [_fused("a", 0.1)], {"a": 0.0}, 0.5, [("a", 0.1 * 0.75, 0.75)], id="zero-trust-bias-0.5-lowers-by-25pct"
     ),
     pytest.param([_fused("a", 0.1)], {"a": 0.8}, 1.0, [("a", 0.1 * 1.3, 1.3)], id="trust-0.8-bias-1"),
+    # past a bias of ±2 the formula would go below 0 (a negative score): the factor stops at 0
+    pytest.param([_fused("a", 0.1)], {"a": 0.0}, 3.0, [("a", 0.0, 0.0)], id="bias-3-floors-at-0"),
+    pytest.param([_fused("a", 0.1)], {"a": 1.0}, -10.0, [("a", 0.0, 0.0)], id="bias-minus-10-floors-at-0"),
     pytest.param(
         [_fused("a", 0.10, 1), _fused("b", 0.09, 2)],
         {"a": 0.0, "b": 1.0},

@@ -303,8 +303,10 @@ def calibration_for(lexical: bool, dense: bool) -> Calibration:
 
 
 def trust_factor(trust: float | None, bias: float) -> float:
+    """1 + bias × (trust − 0.5), never below 0: past a bias of ±2 the formula turns negative,
+    and a negative score (a probability below 0) dropped the note even at `--min-score 0`."""
     value = 0.5 if trust is None else min(1.0, max(0.0, trust))
-    return 1.0 + bias * (value - 0.5)
+    return max(0.0, 1.0 + bias * (value - 0.5))
 
 
 @dataclass(frozen=True, slots=True)
