@@ -208,3 +208,19 @@ def test_nothing_written_exits_5_with_the_reasons(vault: Path, cli: Cli) -> None
     assert cli("write", "-", ghost="alice", input=json.dumps(good)).exit_code == 0
     assert cli("write", "-", ghost="alice", input=json.dumps(good[2:])).exit_code == 0  # a duplicate: fine
     assert cli("write", "-", ghost="alice", input="[]").exit_code == 0  # nothing asked, nothing refused
+
+
+def test_nothing_written_is_said_as_an_error(cli: Cli) -> None:
+    """SPEC §6: an error is `{"error": {"code", "message"}}` with --json and `vaultmem: error:`
+    on stderr without; exit 5 with every item rejected said neither (the lists stay)."""
+    bad = json.dumps([{"type": "bogus", "content": "x"}, {"type": "semantic", "content": ""}])
+    res = cli("write", "-", ghost="alice", input=bad)
+    assert res.exit_code == 5 and len(res.data["rejected"]) == 2 and res.data["written"] == []
+    assert res.data["error"]["code"] == "invalid_input" and "rejected" in res.data["error"]["message"]
+    assert "vaultmem: error" not in res.stderr
+    human = cli("write", "-", ghost="alice", input=bad, json_=False)
+    assert human.exit_code == 5 and human.stdout.count("rejected") == 2
+    assert human.stderr.startswith("vaultmem: error: every memory write was rejected (2)")
+    assert "error" not in cli.ok(
+        "write", "-", ghost="alice", input=json.dumps([{"type": "semantic", "content": "Ok."}])
+    )

@@ -19,7 +19,7 @@ from vaultmem.cli.common import (
     open_app,
     read_file_arg,
 )
-from vaultmem.cli.output import emit, notice, plain, record, safe
+from vaultmem.cli.output import emit, error, notice, plain, record, safe
 from vaultmem.models import CaptureResult, InboxList, IngestResult, PromoteResult
 
 
@@ -166,6 +166,15 @@ def register(app: typer.Typer) -> None:
         items = parse_writes(read_file_arg(file, "memory writes", BATCH_LIMIT))
         app_ = open_app(ctx, vault, ghost, model=model, reason=reason)
         result = ingest(app_, items, shared=scope == "shared", allow_secret=allow_secret)
-        emit(result, json_mode(ctx, json_), _render_writes)
-        # every item refused: the caller's input was wrong, whatever it holds (SPEC §6 exit 5)
-        return 5 if result.rejected and not result.written and not result.duplicates else 0
+        # every item refused: the caller's input was wrong, whatever it holds (SPEC §6 exit 5),
+        # said as every error is: an `error` object beside the lists, `vaultmem: error:` on stderr
+        if not (result.rejected and not result.written and not result.duplicates):
+            emit(result, json_mode(ctx, json_), _render_writes)
+            return 0
+        message = f"every memory write was rejected ({len(result.rejected)}); nothing written"
+        if json_mode(ctx, json_):
+            emit({**result.to_dict(), "error": {"code": "invalid_input", "message": message}}, True)
+        else:
+            emit(result, False, _render_writes)
+            error("invalid_input", message, False)
+        return 5
