@@ -560,3 +560,13 @@ def test_a_big_trust_bias_drops_nothing_at_min_score_0(cli: Cli, bias: str, low:
     found = cli.ok("search", "quokka", "--mode", "bm25", "--min-score", "0", "--trust-bias", bias)["results"]
     assert [r["summary"]["title"] for r in found][-1] == low and len(found) == 2
     assert found[-1]["summary"]["score"] == 0
+
+
+# --- 20. watch checks its interval as every number is checked ----------------------------------
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "0.5", "nan"])
+def test_watch_refuses_a_rescan_interval_out_of_range(vault: Path, cli: Cli, value: str) -> None:
+    """Out of range is invalid input (exit 5), as for every other number; it was a usage error
+    (exit 2)."""
+    refused(cli("watch", "--rescan-interval", value), says="rescan-interval")

@@ -50,12 +50,12 @@ def register(app: typer.Typer) -> None:
         indexes: search, get, query, reference, status and index go through it, and write
         commands wait (up to 10 s) until it has indexed what they wrote."""
         from vaultmem.daemon import control
-        from vaultmem.errors import UsageError
+        from vaultmem.errors import InvalidInput, UsageError
 
         if detach and stop:
             raise UsageError("use --detach or --stop, not both")
-        if rescan_interval < 1:
-            raise UsageError("--rescan-interval must be at least 1 second")
+        if rescan_interval < 1:  # out of range: invalid input, as every number (cli/main.py)
+            raise InvalidInput("--rescan-interval must be at least 1 second")
         root = open_app(ctx, vault, None).root
         if stop:
             result = control.stop(root)
