@@ -140,6 +140,17 @@ def test_same_title_in_other_scopes_is_fine(vault: Path, cli: Cli) -> None:
     assert a["path"] == "private/alice/Plan.md" and b["path"] == "private/alice/plan 1.md"
 
 
+@pytest.mark.parametrize("scope", ["shared", "private"])
+def test_a_project_with_another_scope_is_refused(vault: Path, cli: Cli, scope: str) -> None:
+    """--project was dropped in silence: a note meant for a project's members went to
+    shared/, seen by everyone; nothing is written now."""
+    before = snapshot(vault, skip=vault / ".vaultmem")
+    res = cli("note", "create", "--title", "Plan", "--type", "note", "--scope", scope, "--project", "example",
+              ghost="alice")  # fmt: skip
+    assert res.exit_code == 5 and "--scope project" in res.data["error"]["message"]
+    assert snapshot(vault, skip=vault / ".vaultmem") == before
+
+
 def test_titles_with_the_same_file_name_get_unique_files(cli: Cli) -> None:
     a = cli.ok("note", "create", "--title", "Wine: basics", "--type", "note", "--scope", "shared")
     b = cli.ok("note", "create", "--title", "Wine basics", "--type", "note", "--scope", "shared")

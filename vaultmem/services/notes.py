@@ -67,6 +67,10 @@ class Placement:
 
 
 def placement(app: App, scope: str, project: str | None, *, today: datetime | None = None) -> Placement:
+    if project and scope != "project":
+        # not dropped in silence: a caller who named a project (members only, perhaps) would
+        # find the note where its scope puts it, seen by whoever may read that
+        raise InvalidInput(f"a project (--project {project!r}) goes with --scope project, not --scope {scope}")
     if scope == "shared":
         return Placement("shared", Location("shared"))
     if scope in ("private", "diary"):
