@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from vaultmem.clock import note_time
 from vaultmem.clock import now as utc_now
 from vaultmem.errors import Conflict, InvalidInput, NotFound, VaultmemError
-from vaultmem.index.resolve import name_key
+from vaultmem.index.catalog import names_met_by
+from vaultmem.index.resolve import NameEntry, name_key
 from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import Move, MoveReport, WriteResult
 from vaultmem.services.app import App, naming
@@ -42,6 +43,10 @@ def _linking_sources(app: App, moves: Mapping[str, str], operator: bool) -> list
     reaches among all notes is hidden from it. Missing those would tell it so. A child
     counts: its `parent` may be a link (`parent: "[[Note]]"`), which Obsidian rewrites."""
     sources = set(moves)
+    # And those with a link a moved note may now take from the note it reaches: its new
+    # file name, nearer to them (`[[X]]` beside a note moved to `X.md`), Relinker._shadowed.
+    met = names_met_by(NameEntry(new, "", "") for new in moves.values())
+    sources.update(src for src, target in app.db.edge_targets() if met(target))
     reader = None if operator else app.reader_links()
     for old in moves:
         sources.update(e.src for e in app.db.edges_to(old))

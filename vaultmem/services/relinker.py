@@ -37,6 +37,7 @@ class Relinker:
     moves: Mapping[str, str]
     before: Resolver
     after: Resolver
+    obsidian_before: Resolver
     obsidian_after: Resolver
     short: bool  # may write a bare file name when it is unambiguous; else the vault path
     # (note path, linked path) -> whether the note's text may name the linked note: a link
@@ -58,6 +59,7 @@ class Relinker:
             moves,
             Resolver(NameEntry(*n) for n in names),
             Resolver(NameEntry(*n) for n in after),
+            _obsidian_resolver(p for p, *_ in names),
             _obsidian_resolver(p for p, *_ in after),
             short,
             names_ok,
@@ -66,6 +68,17 @@ class Relinker:
     def _names(self, target: str, source: str, dst: str) -> bool:
         """Whether wikilink text `target` from `source` means `dst` in vaultmem and in Obsidian."""
         return self.after.resolve(target, source) == dst and self.obsidian_after.resolve(target, source) == dst
+
+    def _shadowed(self, target: str, source: str, dst: str, relative: bool) -> bool:
+        """Whether link text `target`, which meant `dst` (a note that does not move), means
+        another note after the moves, in vaultmem or in Obsidian: a moved note took a name
+        nearer to the linking note (`[[X]]` and a note moved to `X.md` beside it), or the
+        linking note moved away from a note of its folder."""
+        new_source = self.moves.get(source, source)
+        if self.after.resolve(target, new_source, relative=relative) != dst:
+            return True
+        was = self.obsidian_before.resolve(target, source, relative=relative)
+        return was == dst and self.obsidian_after.resolve(target, new_source, relative=relative) != dst
 
     def _target(self, link: Link, source: str, markdown: bool, angle: bool = False) -> str | None:
         """The new target text of a link of the note at `source` (its path before the
@@ -78,11 +91,13 @@ class Relinker:
         if (dst != new_dst or source != new_source) and not self.names_ok(new_source, new_dst):
             return None
         if markdown:
-            if dst == new_dst and source == new_source:
-                return None
+            if dst == new_dst and source == new_source and not self._shadowed(link.target, source, dst, True):
+                return None  # a path from a note that moves follows it, as other tools read paths
             return markdown_target(new_source, new_dst, angle)
-        if dst == new_dst or self.before.is_id(link.target):
-            return None  # not moved, or linked by id (ids never change)
+        if self.before.is_id(link.target):
+            return None  # linked by id (ids never change)
+        if dst == new_dst and not self._shadowed(link.target, source, dst, relative=False):
+            return None
         if self._names(link.target, new_source, new_dst):
             return None
         short = wiki_target(new_dst, True)

@@ -1,0 +1,40 @@
+"""A link-forms probe of the commands that rewrite links in people's notes (`note move`,
+`fix-names`, `lint --fix`, writes): each rewritten file links to the same notes in Obsidian
+as before, every other byte stays, and text that is no link is never rewritten."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.cli.test_moves_trash import _note
+from tests.conftest import Cli
+
+
+def _out(cli: Cli, ref: str) -> list[str]:
+    return sorted(link["path"] for link in cli.ok("get", ref)["links"]["out"])
+
+
+def test_a_move_never_hands_another_note_s_links_to_the_moved_one(cli: Cli, vault: Path) -> None:
+    """A probe's find: `[[X]]` in shared/b/L.md meant shared/X.md; a note moved to
+    shared/b/X.md took it (a file name in the linking note's own folder wins, in vaultmem and
+    in Obsidian), and the move rewrote nothing: the person's link silently meant another
+    note. Such links are now written with the path of the note they meant; a link the move
+    does not change the meaning of (from another folder) stays as typed."""
+    _note(vault, "shared/X.md", "X", "the first X")
+    _note(vault, "shared/c/Y.md", None, "y")  # no title: it keeps the stem, no shared title clash
+    near = _note(vault, "shared/b/L.md", "L", "[[X]] [[X#Part|label]] [m](X.md) [up](../X.md) [[Y]]")
+    prop = vault / "shared/b/P.md"
+    prop.write_text('---\ntitle: P\nrelated: "[[X]]"\n---\nx\n', encoding="utf-8")
+    far = _note(vault, "shared/c/Far.md", "Far", "[[X]] [m](../X.md)")
+    far_before = far.read_bytes()
+    assert _out(cli, "L") == ["shared/X.md", "shared/c/Y.md"]
+
+    cli.ok("note", "move", "shared/c/Y.md", "shared/b/X.md")
+
+    assert near.read_text(encoding="utf-8").endswith(
+        "[[shared/X]] [[shared/X#Part|label]] [m](../X.md) [up](../X.md) [[shared/b/X]]\n"
+    )
+    assert prop.read_text(encoding="utf-8") == '---\ntitle: P\nrelated: "[[shared/X]]"\n---\nx\n'
+    assert far.read_bytes() == far_before
+    assert _out(cli, "L") == ["shared/X.md", "shared/b/X.md"]
+    assert _out(cli, "shared/b/P.md") == ["shared/X.md"]
