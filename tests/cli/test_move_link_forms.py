@@ -38,3 +38,30 @@ def test_a_move_never_hands_another_note_s_links_to_the_moved_one(cli: Cli, vaul
     assert far.read_bytes() == far_before
     assert _out(cli, "L") == ["shared/X.md", "shared/b/X.md"]
     assert _out(cli, "shared/b/P.md") == ["shared/X.md"]
+
+
+def test_a_markdown_link_without_md_is_a_link_a_move_keeps(cli: Cli, vault: Path) -> None:
+    """A probe's find: Obsidian links `[x](Three%20laws%20of%20motion)` to `Three laws of
+    motion.md` (its Help, Internal links), but vaultmem read only `.md` paths as links: the
+    graph missed it and a move left it pointing nowhere. It is rewritten as typed, without
+    `.md`; a path with another extension stays an attachment."""
+    _note(vault, "shared/Three laws of motion.md", "Three laws of motion", "# Laws")
+    _note(vault, "shared/a/pic.png", None, "")  # any file: only its name matters here
+    linker = _note(
+        vault,
+        "shared/a/Physics.md",
+        "Physics",
+        "[laws](../Three%20laws%20of%20motion) [first](<../Three laws of motion#Laws>) ![p](pic.png)",
+    )
+    assert _out(cli, "Physics") == ["shared/Three laws of motion.md"]
+    cli.ok("note", "move", "Three laws of motion", "Newton's laws")
+    assert linker.read_text(encoding="utf-8").endswith(
+        "[laws](../Newton's%20laws) [first](<../Newton's laws#Laws>) ![p](pic.png)\n"
+    )
+    assert _out(cli, "Physics") == ["shared/Newton's laws.md"]
+    cli.ok("note", "move", "Physics", "shared/b/")
+    assert (
+        (vault / "shared/b/Physics.md")
+        .read_text(encoding="utf-8")
+        .endswith("[laws](../Newton's%20laws) [first](<../Newton's laws#Laws>) ![p](../a/pic.png)\n")
+    )

@@ -27,6 +27,16 @@ from vaultmem.vault.markdown import extract_links, extract_tags, headings, strip
         ('[t](x.md "title")', [("x.md", "markdown", None, "t")]),
         ("![e](e.md)", [("e.md", "embed", None, "e")]),
         ("[z](http://x.md) [w](#h) [v](img.png) [m](mailto:a@b.md)", []),
+        # no extension: a note, which Obsidian completes with `.md` (Internal links, its Help)
+        ("[Three laws](Three%20laws%20of%20motion)", [("Three laws of motion", "markdown", None, "Three laws")]),
+        (
+            "[s](../other/Note#Part) [a](<A b>)",
+            [("../other/Note", "markdown", "Part", "s"), ("A b", "markdown", None, "a")],
+        ),
+        (
+            "[v](Notes%20v1.2%20draft) [d](dir/) [u](..) [f](v1.2) [p](<https://x.y>)",
+            [("Notes v1.2 draft", "markdown", None, "v")],
+        ),
         ("```\n[[InCode]]\n```\n`[[inline]]` [[Real]]", [("Real", "wiki", None, None)]),
         ("~~~\n[[Tilde]]\n~~~\n[[After]]", [("After", "wiki", None, None)]),
         ("[[A]]\n[[a]]", [("A", "wiki", None, None), ("a", "wiki", None, None)]),

@@ -93,7 +93,7 @@ class Relinker:
         if markdown:
             if dst == new_dst and source == new_source and not self._shadowed(link.target, source, dst, True):
                 return None  # a path from a note that moves follows it, as other tools read paths
-            return markdown_target(new_source, new_dst, angle)
+            return markdown_target(new_source, new_dst, angle, link.target.lower().endswith(".md"))
         if self.before.is_id(link.target):
             return None  # linked by id (ids never change)
         if dst == new_dst and not self._shadowed(link.target, source, dst, relative=False):
@@ -108,17 +108,21 @@ class Relinker:
         pointing where they pointed."""
         new_source = self.moves.get(source, source)
         replacements: dict[int, tuple[int, str]] = {}
-        if folder_of(source) != folder_of(new_source):
-            # Its own relative links to attachments (images, PDFs) follow it to the new folder.
-            for start, end, href in attachment_hrefs(body):
-                replacements[start] = (end, rebase_href(href, source, new_source))
+        notes: list[int] = []  # where markdown links to notes start
         for span in link_spans(body):
             markdown = span.link.kind == "markdown" or (
                 span.link.kind == "embed" and body[span.start - 1 : span.start] == "("
             )
+            if markdown and self.before.resolve(span.link.target, source, relative=True) is not None:
+                notes.append(span.start)
             text = self._target(span.link, source, markdown, span.angle)
             if text is not None and body[span.start : span.end] != text:
                 replacements[span.start] = (span.end, text)
+        if folder_of(source) != folder_of(new_source):
+            # Its own relative links to attachments (images, PDFs) follow it to the new folder.
+            for start, end, href in attachment_hrefs(body):
+                if not any(start <= at < end for at in notes):
+                    replacements[start] = (end, rebase_href(href, source, new_source))
         return replace_spans(body, replacements) if replacements else body
 
     def rewrite_properties(self, source: str, fm_text: str) -> str:

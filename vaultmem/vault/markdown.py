@@ -115,6 +115,20 @@ def _wiki_link(embed: str, inner: str) -> Link | None:
     return Link(target, "embed" if embed else "wiki", heading, label)
 
 
+_MAX_SUFFIX = 10  # `.excalidraw`: longer is a sentence with a dot in it, not a file name
+
+
+def names_a_note(path: str) -> bool:
+    """Whether a markdown link's path (decoded, no `#part`) names a note: it ends in `.md`,
+    or has no extension, which Obsidian completes with `.md` (`[x](Three%20laws%20of%20motion)`
+    links to `Three laws of motion.md`); `img/a.png` and `files/spec.pdf` name other files."""
+    name = path.strip().rsplit("/", 1)[-1]
+    stem, dot, suffix = name.rpartition(".")
+    if dot and stem and suffix and len(suffix) <= _MAX_SUFFIX and suffix.isalnum():
+        return suffix.lower() == "md"
+    return name not in ("", ".", "..")
+
+
 def _markdown_link(embed: str, label: str, href: str) -> Link | None:
     if href.startswith("<") and href.endswith(">"):
         href = href[1:-1]
@@ -124,7 +138,7 @@ def _markdown_link(embed: str, label: str, href: str) -> Link | None:
     if "#" in href:
         href, heading = href.split("#", 1)
     path = unquote(href).strip()
-    if not path.lower().endswith(".md"):
+    if not names_a_note(path):
         return None
     return Link(path, "embed" if embed else "markdown", unquote(heading) if heading else None, label or None)
 

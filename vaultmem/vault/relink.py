@@ -98,17 +98,20 @@ def folder_of(path: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else ""
 
 
-def markdown_target(source: str, path: str, angle: bool) -> str:
+def markdown_target(source: str, path: str, angle: bool, extension: bool = True) -> str:
     """A markdown link's href from note `source` to `path`: relative, spaces and brackets
-    percent-encoded (or kept inside `<…>`), as Obsidian writes markdown links."""
+    percent-encoded (or kept inside `<…>`), as Obsidian writes markdown links; without
+    `.md` when not `extension` (as the link was typed: `[x](Note)`)."""
     rel = posixpath.relpath(path, folder_of(source) or ".")
+    rel = rel if extension or not rel.lower().endswith(".md") else rel[:-3]
     return rel if angle else quote(rel, safe="/!$&'*+,;=:@~-._")
 
 
 def attachment_hrefs(body: str) -> list[tuple[int, int, str]]:
     """(start, end, href) of every relative markdown link or image outside code that is
     not a note (`![a](img/a.png)`, `[spec](files/spec.pdf)`): they point from the note's
-    folder, so they change when the note moves to another one."""
+    folder, so they change when the note moves to another one. A path without an extension
+    is among them (`[x](Note)`: a note or a file; a note's link is rewritten as a link)."""
     masked = mask_code(body)
     out = []
     for m in _MD_LINK_RE.finditer(masked):
