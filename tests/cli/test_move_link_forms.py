@@ -65,3 +65,24 @@ def test_a_markdown_link_without_md_is_a_link_a_move_keeps(cli: Cli, vault: Path
         .read_text(encoding="utf-8")
         .endswith("[laws](../Newton's%20laws) [first](<../Newton's laws#Laws>) ![p](../a/pic.png)\n")
     )
+
+
+HIDDEN = (
+    "%% [[Target]] a comment %%\n<!-- [[Target]] -->\n%%\n[[Target]] a block comment\n%%\n"
+    "$$\n[[Target]]\n$$\n$[[Target]]$ and `[[Target]]`\n"
+)
+
+
+def test_links_in_comments_and_math_stay_as_typed(cli: Cli, vault: Path) -> None:
+    """A probe's find: `note move` and `lint --fix` rewrote `[[Target]]` inside `%%…%%` and
+    `<!--…-->` comments and `$$…$$` / `$…$` math, which Obsidian reads as no link (its
+    rename leaves them), and `links` counted them. Only the real link changes now."""
+    _note(vault, "shared/Target.md", "Target", "t", "01JAAAAAAAAAAAAAAAAAAAAAB1")
+    ref = _note(vault, "shared/Ref.md", "Ref", HIDDEN + "[[Target]]")
+    assert len(cli.ok("get", "Ref")["links"]["out"]) == 1
+    cli.ok("note", "move", "Target", "Renamed")
+    assert ref.read_text(encoding="utf-8").endswith(HIDDEN + "[[shared/Renamed]]\n")
+    hidden_id = HIDDEN.replace("[[Target]]", "[[01JAAAAAAAAAAAAAAAAAAAAAB1]]")
+    by_id = _note(vault, "shared/ById.md", "ById", hidden_id + "[[01JAAAAAAAAAAAAAAAAAAAAAB1]]")
+    cli.ok("lint", "--fix")
+    assert by_id.read_text(encoding="utf-8").endswith(hidden_id + "[[shared/Renamed]]\n")

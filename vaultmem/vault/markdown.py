@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from urllib.parse import unquote
 
+from vaultmem.vault.hidden import blank_hidden
 from vaultmem.vault.indented_code import indented_code
 
 _FENCE_RE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
@@ -89,13 +90,14 @@ def code_mask(body: str, lines: list[str]) -> list[bool]:
 
 def strip_code(body: str, keep_offsets: bool = False) -> str:
     """The body with code blocks (fenced, indented) and inline code blanked out (line count
-    kept); with `keep_offsets`, a code line becomes spaces, so every offset is kept too."""
+    kept), and comments and math too (vault/hidden.py); with `keep_offsets`, a code line
+    becomes spaces, so every offset is kept too."""
     lines = body.split("\n")
     mask = code_mask(body, lines)
     text = "\n".join(
         (" " * len(line) if keep_offsets else "") if code else line for line, code in zip(lines, mask, strict=True)
     )
-    return _INLINE_CODE_RE.sub(lambda m: " " * len(m.group(0)), text)
+    return blank_hidden(_INLINE_CODE_RE.sub(lambda m: " " * len(m.group(0)), text))
 
 
 def _wiki_link(embed: str, inner: str) -> Link | None:
