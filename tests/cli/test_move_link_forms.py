@@ -86,3 +86,24 @@ def test_links_in_comments_and_math_stay_as_typed(cli: Cli, vault: Path) -> None
     by_id = _note(vault, "shared/ById.md", "ById", hidden_id + "[[01JAAAAAAAAAAAAAAAAAAAAAB1]]")
     cli.ok("lint", "--fix")
     assert by_id.read_text(encoding="utf-8").endswith(hidden_id + "[[shared/Renamed]]\n")
+
+
+def test_a_link_by_title_or_alias_keeps_its_text_when_a_move_rewrites_it(cli: Cli, vault: Path) -> None:
+    """A probe's find: a move wrote `[[Wine: basics]]` (the note's title, kept by the move)
+    and `[[Vino]]` (an alias) as `[[shared/Vins]]`, so the words a person reads in the note
+    changed. Written by file name, such a link keeps its text as its label, as `lint --fix`
+    writes it; a link by file name or with a label of its own is not labelled."""
+    wine = vault / "shared/Wine basics.md"
+    wine.write_text('---\ntitle: "Wine: basics"\naliases: [Vino]\n---\n# Soils\n', encoding="utf-8")
+    ref = _note(
+        vault,
+        "shared/Ref.md",
+        "Ref",
+        "[[Wine: basics]] [[Vino#Soils]] [[Vino|v]] ![[Vino]] [[Wine basics]]\n\n| x | y |\n|---|---|\n| [[Vino]] | z |",
+    )
+    cli.ok("note", "move", "Wine: basics", "Vins")
+    assert ref.read_text(encoding="utf-8").endswith(
+        "[[shared/Vins|Wine: basics]] [[shared/Vins#Soils|Vino#Soils]] [[shared/Vins|v]] ![[shared/Vins|Vino]] "
+        "[[shared/Vins]]\n\n| x | y |\n|---|---|\n| [[shared/Vins\\|Vino]] | z |\n"
+    )
+    assert _out(cli, "Ref") == ["shared/Vins.md"]

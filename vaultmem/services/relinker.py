@@ -17,6 +17,7 @@ from vaultmem.vault.property_links import property_spans, relinked_properties
 from vaultmem.vault.relink import (
     attachment_hrefs,
     folder_of,
+    labelled,
     link_spans,
     markdown_target,
     rebase_href,
@@ -103,6 +104,12 @@ class Relinker:
         short = wiki_target(new_dst, True)
         return short if self.short and self._names(short, new_source, new_dst) else wiki_target(new_dst, False)
 
+    def _by_other_name(self, link: Link, source: str) -> bool:
+        """Whether wikilink text names its note by a title or alias, not a file name that
+        Obsidian resolves: written by file name, it keeps its text as its label."""
+        dst = self.before.resolve(link.target, source)
+        return dst is not None and self.obsidian_before.resolve(link.target, source) != dst
+
     def rewrite(self, source: str, body: str) -> str:
         """`body` of the note at `source` (its path before the moves) with its links kept
         pointing where they pointed."""
@@ -116,6 +123,8 @@ class Relinker:
             if markdown and self.before.resolve(span.link.target, source, relative=True) is not None:
                 notes.append(span.start)
             text = self._target(span.link, source, markdown, span.angle)
+            if text is not None and not markdown and self._by_other_name(span.link, source):
+                text = labelled(body, span, text)
             if text is not None and body[span.start : span.end] != text:
                 replacements[span.start] = (span.end, text)
         if folder_of(source) != folder_of(new_source):

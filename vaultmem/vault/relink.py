@@ -169,6 +169,19 @@ def file_named(
     return f"{text}{inner[end:]}{pipe()}{inner[:end]}"
 
 
+def labelled(body: str, span: LinkSpan, text: str) -> str:
+    """`text`, the new target of the wikilink at `span`, with the link's text kept as its
+    label (`[[Wine: basics#Soils]]` → `[[shared/Vins#Soils|Wine: basics#Soils]]`), so that
+    it shows as typed; a link with a label, even an empty one, keeps it."""
+    close = body.find("]]", span.end)  # _WIKI_RE: the first `]]` after the target closes it
+    inner = body[span.start : close]
+    end = span.end - span.start
+    if span.link.label is not None or "|" in inner[end:]:
+        return text
+    pipe = "\\|" if in_table_row(body, span.start) else "|"  # as Obsidian writes it in a table row
+    return f"{text}{inner[end:]}{pipe}{inner[:end]}"
+
+
 def file_linked(
     body: str, source: str, resolve: Resolve, resolve_file: Resolve, is_id: Callable[[str], bool] = lambda _: False
 ) -> str:
