@@ -107,3 +107,28 @@ def test_a_link_by_title_or_alias_keeps_its_text_when_a_move_rewrites_it(cli: Cl
         "[[shared/Vins]]\n\n| x | y |\n|---|---|\n| [[shared/Vins\\|Vino]] | z |\n"
     )
     assert _out(cli, "Ref") == ["shared/Vins.md"]
+
+
+def test_a_parent_named_by_title_follows_a_rename(cli: Cli, vault: Path) -> None:
+    """A probe's find: `parent: Target` (a parent by title, SPEC §2) dangled after
+    `note move Target Renamed`, which renamed the note and its title (its title was its file
+    name): the move rewrote `parent: "[[Target]]"` but not the parent named as text, so
+    `links` lost the child and `lint` warned. It is rewritten as a link is, quoting and
+    comment kept; a parent by id stays."""
+    _note(vault, "shared/Target.md", "Target", "t", "01JAAAAAAAAAAAAAAAAAAAAAC1")
+    children = {
+        "Plain": "parent: Target   # the parent\n",
+        "Quoted": "parent: 'target'\n",
+        "Link": 'parent: "[[Target]]"\n',
+        "ById": "parent: 01JAAAAAAAAAAAAAAAAAAAAAC1\n",
+    }
+    for name, line in children.items():
+        (vault / f"shared/{name}.md").write_text(f"---\ntitle: {name}\n{line}---\nx\n", encoding="utf-8")
+    assert len(cli.ok("links", "Target")["children"]) == 4
+    cli.ok("note", "move", "Target", "Renamed")
+    after = {name: (vault / f"shared/{name}.md").read_text(encoding="utf-8") for name in children}
+    assert after["Plain"] == "---\ntitle: Plain\nparent: shared/Renamed   # the parent\n---\nx\n"
+    assert after["Quoted"] == "---\ntitle: Quoted\nparent: 'shared/Renamed'\n---\nx\n"
+    assert after["Link"] == '---\ntitle: Link\nparent: "[[shared/Renamed]]"\n---\nx\n'
+    assert after["ById"] == "---\ntitle: ById\nparent: 01JAAAAAAAAAAAAAAAAAAAAAC1\n---\nx\n"
+    assert len(cli.ok("links", "Renamed")["children"]) == 4

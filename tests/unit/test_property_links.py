@@ -16,6 +16,7 @@ from vaultmem.vault.note import ParsedNote, parse_note
 from vaultmem.vault.property_links import (
     file_linked_properties,
     file_linked_value,
+    plain_parent_span,
     property_links,
     property_spans,
     relinked_properties,
@@ -246,3 +247,25 @@ def test_a_property_value_is_written_by_file_name_as_in_the_text(value: Any, exp
     # the same as a rewrite of the front matter text that holds it
     fm = "v: " + json.dumps(value, ensure_ascii=False) + "\n"
     assert load_yaml(_file_linked(fm))["v"] == expected
+
+
+@pytest.mark.parametrize(
+    ("fm", "target", "expected"),
+    [
+        ("parent: Target  # c\n", "shared/New", "parent: shared/New  # c\n"),
+        ("parent: Target\n", "a: b", 'parent: "a: b"\n'),
+        ("parent: Target\n", "yes", 'parent: "yes"\n'),
+        ("parent: Target\n", "#x", 'parent: "#x"\n'),
+        ("parent: 'Target'\n", "It's", "parent: 'It''s'\n"),
+        ('parent: " Target "\n', "New", 'parent: " New "\n'),
+    ],
+)
+def test_a_parent_named_as_text_is_quoted_only_when_it_must_be(fm: str, target: str, expected: str) -> None:
+    span = plain_parent_span(fm)
+    assert span is not None and span.link.target == "Target"
+    assert relinked_properties(fm, [(span, target)]) == expected
+
+
+@pytest.mark.parametrize("fm", ['parent: "[[Target]]"\n', "parent: [a, b]\n", "parent: 3\n", "parent: ''\n", "x: y\n"])
+def test_a_parent_link_list_number_or_nothing_is_no_parent_named_as_text(fm: str) -> None:
+    assert plain_parent_span(fm) is None

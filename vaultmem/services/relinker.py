@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-from vaultmem.index.resolve import NameEntry, Resolver
+from vaultmem.index.resolve import NameEntry, Resolver, name_key
 from vaultmem.vault.markdown import Link
-from vaultmem.vault.property_links import property_spans, relinked_properties
+from vaultmem.vault.property_links import plain_parent_span, property_spans, relinked_properties
 from vaultmem.vault.relink import (
     attachment_hrefs,
     folder_of,
@@ -29,6 +29,12 @@ from vaultmem.vault.relink import (
 def _obsidian_resolver(paths: Iterable[str]) -> Resolver:
     """Obsidian resolves by path, folder suffix and file name only (no ids, titles, aliases)."""
     return Resolver(NameEntry(p, "", "") for p in paths)
+
+
+def _title_after(path: str, title: str, moves: Mapping[str, str]) -> str:
+    new = moves.get(path, path)
+    same = new == path or name_key(title.strip()) != name_key(wiki_target(path, True))
+    return title if same else wiki_target(new, True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,8 +60,10 @@ class Relinker:
         names_ok: Callable[[str, str], bool] = lambda _source, _dst: True,
     ) -> Relinker:
         """`names`: the notes resolution may consider. A ghost's move passes the notes it
-        can see and `short=False`, so what it writes never depends on a note it cannot see."""
-        after = [(moves.get(p, p), i, t, a) for p, i, t, a in names]
+        can see and `short=False`, so what it writes never depends on a note it cannot see.
+        A moved note whose title is its file name is renamed with it (services/moves.py
+        move_note; a note without a `title:` takes its new name by itself)."""
+        after = [(moves.get(p, p), i, _title_after(p, t, moves), a) for p, i, t, a in names]
         return cls(
             moves,
             Resolver(NameEntry(*n) for n in names),
@@ -144,4 +152,21 @@ class Relinker:
             text = self._target(span.link, source, markdown=False)
             if text is not None and span.value[span.at : span.to] != text:
                 targets.append((span, text))
+        parent = plain_parent_span(fm_text)
+        text = None if parent is None else self._plain_target(parent.link.target, source)
+        if parent is not None and text is not None:
+            targets.append((parent, text))
         return relinked_properties(fm_text, targets) or fm_text
+
+    def _plain_target(self, target: str, source: str) -> str | None:
+        """The new text of `parent: Target`, a parent named as text (a title, a file name or
+        an id), or None when it still names its note. Only vaultmem reads it: Obsidian's
+        resolution does not count."""
+        dst = self.before.resolve(target, source)
+        if dst is None or self.before.is_id(target):
+            return None
+        new_source, new_dst = self.moves.get(source, source), self.moves.get(dst, dst)
+        if self.after.resolve(target, new_source) == new_dst or not self.names_ok(new_source, new_dst):
+            return None
+        short = wiki_target(new_dst, True)
+        return short if self.short and self.after.resolve(short, new_source) == new_dst else wiki_target(new_dst, False)

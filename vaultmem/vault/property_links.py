@@ -84,6 +84,8 @@ class PropertySpan:
 
     def render(self, target: str) -> str:
         """The text for `start:end` that points the link at `target`."""
+        if self.quote == PLAIN and _reads_plain(target):
+            return target
         if self.quote == '"':
             return target.replace("\\", "\\\\").replace('"', '\\"')
         if self.quote == "'":
@@ -125,17 +127,63 @@ def _span(fm_text: str, key: str, node: yaml.ScalarNode) -> PropertySpan | None:
     link = property_link(node.value)
     if link is None:
         return None
+    at, to = _target_at(node.value)
+    return _located(fm_text, key, node, link, at, to)
+
+
+def _located(fm_text: str, key: str, node: yaml.ScalarNode, link: Link, at: int, to: int) -> PropertySpan:
     value: str = node.value
-    at, to = _target_at(value)
     start, end = node.start_mark.index, node.end_mark.index
     raw = fm_text[start:end]
     quote = node.style if node.style in ('"', "'") else ""
     if quote and raw.endswith(quote + value + quote):
         inner = end - 1 - len(value)
         return PropertySpan(inner + at, inner + to, key, quote, value, at, to, start, link)
+    if not node.style and raw == value and (at, to) == (0, len(value)):
+        return PropertySpan(start, end, key, PLAIN, value, at, to, start, link)
     # escapes (`\u00e9`, `''`) or a block (`|-`): offsets in the value are not in the text
     tail = len(raw) - len(raw.rstrip("\r\n"))
     return PropertySpan(start + _scalar_start(raw), end - tail, key, "", value, at, to, start, link)
+
+
+PLAIN = "plain"  # PropertySpan.quote of a value written unquoted on one line (`parent: Target`)
+
+
+def _reads_plain(text: str) -> bool:
+    """Whether `text` written unquoted reads back as itself (not `a: b`, `#x`, `yes`, `1.0`)."""
+    if not text or "\n" in text or text != text.strip():
+        return False
+    try:
+        return bool(yaml.safe_load(f"k: {text}\n") == {"k": text})
+    except yaml.YAMLError:
+        return False
+
+
+def plain_parent_span(fm_text: str) -> PropertySpan | None:
+    """The `parent` property when it names the parent as text (`parent: Target`, a title or
+    an id, SPEC §2) rather than as a link (property_spans has those): vaultmem's own link,
+    which a rename keeps pointing at its note as it keeps a wikilink."""
+    try:
+        load_yaml(fm_text)  # its guards first: nesting, alias bombs, a mapping
+    except FrontMatterError:
+        return None
+    loader = _Loader(fm_text)
+    try:
+        root = _root(loader)
+    except yaml.YAMLError:
+        return None
+    finally:
+        loader.dispose()
+    nodes = [] if root is None else [n for k, n in root.value if k.value == PARENT_KEY]
+    node = nodes[0] if len(nodes) == 1 else None
+    if not isinstance(node, yaml.ScalarNode) or node.tag != _STR_TAG or _WHOLE_LINK.fullmatch(node.value):
+        return None
+    if not node.value.strip():
+        return None
+    value: str = node.value
+    at = len(value) - len(value.lstrip())
+    target = value.strip()
+    return _located(fm_text, PARENT_KEY, node, Link(target, "wiki"), at, at + len(target))
 
 
 def _root(loader: Any) -> yaml.MappingNode | None:
