@@ -132,3 +132,14 @@ def test_a_parent_named_by_title_follows_a_rename(cli: Cli, vault: Path) -> None
     assert after["Link"] == '---\ntitle: Link\nparent: "[[shared/Renamed]]"\n---\nx\n'
     assert after["ById"] == "---\ntitle: ById\nparent: 01JAAAAAAAAAAAAAAAAAAAAAC1\n---\nx\n"
     assert len(cli.ok("links", "Renamed")["children"]) == 4
+
+
+def test_a_markdown_link_with_parentheses_in_its_path_is_kept(cli: Cli, vault: Path) -> None:
+    """A probe's find: `[a](Meeting%20(draft).md)`, as Obsidian writes a link to
+    `Meeting (draft).md` (spaces encoded, parentheses not), was no link to vaultmem: a move
+    of the note left it pointing nowhere."""
+    _note(vault, "shared/Meeting (draft).md", "Meeting (draft)", "m")
+    ref = _note(vault, "shared/Ref.md", "Ref", "[a](Meeting%20(draft).md) and [see [1]](Meeting%20(draft).md#Top)")
+    assert _out(cli, "Ref") == ["shared/Meeting (draft).md"]
+    cli.ok("note", "move", "Meeting (draft)", "Meeting final")
+    assert ref.read_text(encoding="utf-8").endswith("[a](Meeting%20final.md) and [see [1]](Meeting%20final.md#Top)\n")

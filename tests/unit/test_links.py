@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from vaultmem.index.resolve import LinkSource, NameEntry, Resolver, compute_edges, parent_target
@@ -40,11 +42,28 @@ from vaultmem.vault.markdown import extract_links, extract_tags, headings, strip
         ("```\n[[InCode]]\n```\n`[[inline]]` [[Real]]", [("Real", "wiki", None, None)]),
         ("~~~\n[[Tilde]]\n~~~\n[[After]]", [("After", "wiki", None, None)]),
         ("[[A]]\n[[a]]", [("A", "wiki", None, None), ("a", "wiki", None, None)]),
+        # balanced parentheses in the path and brackets in the text, as CommonMark reads them
+        ("[a](Meeting%20(draft).md)", [("Meeting (draft).md", "markdown", None, "a")]),
+        (
+            "[see [1]](x.md) [b](f(a)(b).md)",
+            [("x.md", "markdown", None, "see [1]"), ("f(a)(b).md", "markdown", None, "b")],
+        ),
+        ("[[W]](y.md)", [("W", "wiki", None, None)]),
         ("[[../../etc/passwd]]", [("../../etc/passwd", "wiki", None, None)]),
     ],
 )
 def test_extract_links(body: str, expected: list[tuple[str, str, str | None, str | None]]) -> None:
     assert [(lk.target, lk.kind, lk.heading, lk.label) for lk in extract_links(body)] == expected
+
+
+@pytest.mark.parametrize("body", ["[" * 30_000, "[](" + "<" * 30_000, ("[a](" + "x" * 100) * 300, "[x" * 15_000])
+def test_link_scans_are_linear(body: str) -> None:
+    """A probe's find: a run of `[` on one line (30,000 of them: 10 s; 100,000: 2 minutes)
+    made the markdown-link scan quadratic, and every reader of links (index, lint, a move)
+    with it."""
+    started = time.monotonic()
+    extract_links(body)
+    assert time.monotonic() - started < 2
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,14 @@ from vaultmem.vault.indented_code import indented_code
 _FENCE_RE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
 _INLINE_CODE_RE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
 _WIKI_RE = re.compile(r"(!?)\[\[([^\[\]\n]*?)\]\]")
-_MD_LINK_RE = re.compile(r"(!?)\[([^\]\n]*)\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+\"[^\"\n]*\")?\s*\)")
+# A destination may hold balanced parentheses, as CommonMark reads it: Obsidian links
+# `[x](Meeting%20(draft).md)` to `Meeting (draft).md` (it encodes spaces, not parentheses).
+# Its text may hold balanced brackets (`[see [1]](x.md)`). Neither part runs past the next
+# bracket, parenthesis or `<` that does not close it, which keeps a scan linear (a run of
+# `[` or `<` on one line took minutes).
+_MD_LINK_RE = re.compile(
+    r"(!?)\[(?!\[)((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(\s*(<[^<>\n]+>|(?:[^()\s]|\([^()\s]*\))+)(?:\s+\"[^\"\n]*\")?\s*\)"
+)
 _TAG_RE = re.compile(r"(?:^|(?<=[\s(,;]))#([\w/\-]*[^\W\d][\w/\-]*)", re.UNICODE)
 # An ATX heading line: (hashes, text without its closing hashes). The one heading pattern:
 # tag scanning here, sections (writer.py) and chunks (index/chunking.py) all read it.
