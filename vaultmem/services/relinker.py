@@ -123,13 +123,13 @@ class Relinker:
         pointing where they pointed."""
         new_source = self.moves.get(source, source)
         replacements: dict[int, tuple[int, str]] = {}
-        notes: list[int] = []  # where markdown links to notes start
+        notes: set[int] = set()  # where the paths of markdown links to notes start
         for span in link_spans(body):
             markdown = span.link.kind == "markdown" or (
                 span.link.kind == "embed" and body[span.start - 1 : span.start] == "("
             )
             if markdown and self.before.resolve(span.link.target, source, relative=True) is not None:
-                notes.append(span.start)
+                notes.add(span.start)
             text = self._target(span.link, source, markdown, span.angle)
             if text is not None and not markdown and self._by_other_name(span.link, source):
                 text = labelled(body, span, text)
@@ -138,7 +138,7 @@ class Relinker:
         if folder_of(source) != folder_of(new_source):
             # Its own relative links to attachments (images, PDFs) follow it to the new folder.
             for start, end, href in attachment_hrefs(body):
-                if not any(start <= at < end for at in notes):
+                if start not in notes and start + 1 not in notes:  # `<path>`: after its `<`
                     replacements[start] = (end, rebase_href(href, source, new_source))
         return replace_spans(body, replacements) if replacements else body
 
