@@ -28,6 +28,7 @@ CASES = [
     ("inline-math", "$[[B]]$ and [[C]]", ["C"]),
     ("prices", "costs $5 at [[A]] or $10 at [[B]]", ["A", "B"]),
     ("price-range", "$10-$12 see [[A]]", ["A"]),
+    ("prices-unspaced", "cost:$5 see [[A]] total:$9", ["A"]),
     ("escaped-dollar", "\\$[[A]]$", ["A"]),
     ("spaced-dollars", "$ [[A]] $", ["A"]),
     ("math-then-link", "$x^2$ [[A]] $y$", ["A"]),

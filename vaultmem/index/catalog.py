@@ -97,8 +97,10 @@ def pair_moves(
 # Bump when what a row records changes: every file is then read again once.
 # p3: a conversation memory's `role`; p4: `former_ids`; p5: links in properties; p6: links
 # and #tags in indented code blocks are text (vault/indented_code.py); p7: links resolve
-# whatever their Unicode normal form (resolve.name_key), so edges stored dangling are redone
-PARSER_VERSION = "p7"
+# whatever their Unicode normal form (resolve.name_key), so edges stored dangling are redone;
+# p8: comments and math hold no links or tags (vault/hidden.py), a markdown link without
+# `.md` or with parentheses in its path is a link
+PARSER_VERSION = "p8"
 
 
 def config_signature(config: VaultConfig) -> str:

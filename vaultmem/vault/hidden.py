@@ -18,9 +18,10 @@ from collections.abc import Iterator
 
 _OPENER_RE = re.compile(r"%%|<!--|\$\$|(?<!\\)\$")
 _CLOSERS = {"%%": "%%", "<!--": "-->", "$$": "$$"}
-# `$x$`: no space after the opening `$` nor before the closing one, on one line, so that
-# prices ($5 and $10) are no math.
-_INLINE_MATH_RE = re.compile(r"\$[^\s$](?:[^$\n]*?[^\s\\$])?\$(?!\$)")
+# `$x$`: no space after the opening `$` nor before the closing one, on one line, and no
+# digit right after the closing one (Pandoc's rule), so that prices ($5 and $10, cost:$5 …
+# total:$9) are no math.
+_INLINE_MATH_RE = re.compile(r"\$[^\s$](?:[^$\n]*?[^\s\\$])?\$(?![$\d])")
 
 
 def hidden_spans(text: str) -> Iterator[tuple[int, int]]:
