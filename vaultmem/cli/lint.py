@@ -49,7 +49,13 @@ def register(app: typer.Typer) -> None:
     @app.command("lint")
     def lint(
         ctx: typer.Context,
-        fix: Annotated[bool, typer.Option("--fix", help="Write missing ids; change nothing else.")] = False,
+        fix: Annotated[
+            bool,
+            typer.Option(
+                "--fix",
+                help="Fix what it can: write missing ids, links Obsidian does not resolve by file name, older comments and zoned dates in their current form.",
+            ),
+        ] = False,
         staged: Annotated[
             bool, typer.Option("--staged", help="Check the notes staged for the next commit, as staged (a hook).")
         ] = False,
