@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,27 @@ def test_template_config_parses_without_warnings() -> None:
     assert config.warnings == ()
     assert config.projects == {"example": None}
     assert config.search == SearchDefaults()
+
+
+def test_the_template_comments_out_the_defaults() -> None:
+    """A commented setting of the template says what the default is: uncommenting it changes
+    nothing (the examples of a list or a server's url aside), and the cut it names is the one
+    search applies without it (it once said 0.01, the default being 0.008)."""
+    import re
+
+    from vaultmem.search.fusion import RECOMMENDED_MIN_SCORE
+    from vaultmem.services.vaults import template_root
+
+    text = template_root().joinpath("vaultmem.toml").read_text(encoding="utf-8")
+    examples = ("people", "members", "url", "allowed_hosts", "allowed_origins")
+    setting = re.compile(r"^# ([a-z_]+) = ", re.M)
+    assert {m.group(1) for m in setting.finditer(text)} > {"min_score", "idle_exit_minutes", "precision"}
+    uncommented = setting.sub(lambda m: m.group(0) if m.group(1) in examples else f"{m.group(1)} = ", text)
+    as_is, stated = parse_config(tomllib.loads(text)), parse_config(tomllib.loads(uncommented))
+    assert stated.warnings == ()
+    assert stated.search.min_score == RECOMMENDED_MIN_SCORE
+    assert as_is.search.min_score is None  # None: search applies RECOMMENDED_MIN_SCORE
+    assert replace(stated, search=replace(stated.search, min_score=None)) == as_is
 
 
 def test_full_config() -> None:
