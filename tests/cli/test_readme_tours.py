@@ -93,6 +93,21 @@ def test_the_tours_run_as_written(tmp_path: Path) -> None:
     first = json.loads(output('vaultmem search "what does the user like to drink" --limit 5'))
     # BM25 here (the first place with the real model: tests/integration/test_readme_example.py)
     assert "User prefers light reds" in [r["summary"]["title"] for r in first["results"]]
+    # the JSON the agents' tour prints beside its commands, as printed
+    shown = re.search(r'^# (\{"id":.*\})$', README, re.M)
+    fields = re.search(r'"summary":\{([^}]*)\}', README)  # over two comment lines
+    assert shown is not None and fields is not None
+    printed = json.loads(shown.group(1))
+    created = json.loads(output('vaultmem note create --title "User prefers light reds"'))
+    assert created.keys() == printed.keys()
+    assert (created["path"], created["version"]) == (printed["path"], printed["version"])
+    assert list(first["results"][0]["summary"]) == re.sub(r"[#\s]", "", fields.group(1)).split(",")
+    assert {"query", "mode", "results", "returned", "tokens_used", "search_time_ms"} <= first.keys()
+    document = {"note", "body", "tags", "links", "comments"}  # "NoteDocument: {note, body, tags, links, comments}"
+    assert json.loads(output('vaultmem get "User prefers light reds" --json')).keys() == document
+    several = json.loads(output('vaultmem get "User prefers light reds.md"'))  # "file name, title; several: an array"
+    assert [d["note"]["title"] for d in several] == ["User prefers light reds", "Welcome to the vault"]
+    assert {"notes", "total", "deleted"} <= json.loads(output("vaultmem list --changed-since 1d")).keys()
     promoted = json.loads(output('vaultmem inbox promote "raw thought'))
     assert promoted["path"].startswith("private/alice/")
     assert (tmp_path / "memory" / "diary" / "alice").is_dir()
