@@ -219,6 +219,28 @@ def test_history_follows_two_renames_and_get_at_reads_the_past(repo: Path) -> No
     assert old["body"].strip() == "Version one." and old["note"]["path"] == "shared/First name.md"
 
 
+def test_a_small_note_moved_and_edited_in_one_commit_is_a_move(repo: Path) -> None:
+    """Its bookkeeping lines (title, updated, version, hash) are most of a small note, so git's
+    similarity takes the move and edit for a delete and a create: review, the commit and
+    history would have called it created, history lost its past and `get --at` refused it."""
+    cli = Cli(repo)
+    made = create(cli, "Loire whites", "Sancerre.", ghost="bob")
+    cli.ok("commit")
+    first = git(repo, "rev-parse", "HEAD").strip()
+    cli.ok("note", "move", made["id"], "Loire white wines", ghost="bob")
+    cli.ok("note", "update", made["id"], "--append", "Also Vouvray.", ghost="bob")
+    pending = by_title(changes(cli))["Loire white wines"]
+    assert (pending["kind"], pending["old_path"]) == ("moved", "shared/Loire whites.md")
+    cli.ok("commit")
+    assert "1 moved" in git(repo, "log", "-1", "--format=%s")
+    versions = cli.ok("history", "Loire white wines")["versions"]
+    assert [(v["kind"], v["path"]) for v in versions] == [
+        ("moved", "shared/Loire white wines.md"),
+        ("created", "shared/Loire whites.md"),
+    ]
+    assert cli.ok("get", "Loire white wines", "--at", first)["body"].strip() == "Sancerre."
+
+
 def test_revert_restores_an_agents_commit_and_leaves_a_persons_edit(repo: Path) -> None:
     cli = Cli(repo)
     keep = create(cli, "Keep", "Original words.", source="x")

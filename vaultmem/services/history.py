@@ -37,10 +37,25 @@ class Step:
     status: str  # A, M, D, R
 
 
-def steps(git: Git, path: str) -> list[Step]:
-    """The commits that changed the note now at `path`, newest first, renames followed."""
+def steps(git: Git, path: str, rev: str = "HEAD") -> list[Step]:
+    """The commits up to `rev` that changed the note now at `path`, newest first, renames
+    followed: git's, and where git took the note for created there, a rename Git.changes
+    finds by the note's id (a small note moved and edited in one commit)."""
+    found = _logged(git, path, rev)
+    last = found[-1] if found else None
+    if last is None or last.status != "A" or last.parent is None:
+        return found
+    moved = [c for c in git.changes(last.parent, last.sha) if c.status == "R" and c.path == last.path]
+    if not moved or moved[0].old_path is None:
+        return found
+    found[-1] = Step(last.sha, last.parent, last.author, last.email, last.at, last.path, moved[0].old_path, "R")
+    return found + steps(git, moved[0].old_path, last.parent)
+
+
+def _logged(git: Git, path: str, rev: str) -> list[Step]:
+    """The commits `git log --follow` gives for `path` up to `rev`, newest first."""
     fmt = "%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%aI"
-    out = git.run("log", "--follow", "-M", "--name-status", "-z", f"--format={fmt}", "--", path)
+    out = git.run("log", "--follow", "-M", "--name-status", "-z", f"--format={fmt}", rev, "--", path)
     found: list[Step] = []
     for block in out.split("\x1e"):
         if not block.strip("\0\n"):

@@ -20,6 +20,7 @@ from pathlib import Path
 from vaultmem.errors import InvalidInput, VaultmemError
 from vaultmem.paths import GIT_INDEX_LOCK
 from vaultmem.vault.layout import utf8_name, vault_of_its_own
+from vaultmem.vault.note import ParsedNote, parse_note
 
 # Revision syntax that looks up a commit by what its message says (HEAD^{/text}, :/text) or
 # a file by its path (REV:path, :path): a yes/no answer to one of these told a ghost what
@@ -198,7 +199,28 @@ class Git:
 
     def changes(self, base: str | None, head: str | None) -> list[FileChange]:
         """The vault's changed files from `base` (None: the empty tree) to `head` (WORKTREE:
-        the files now, untracked ones included), renames detected."""
+        the files now, untracked ones included), renames detected: by git's similarity, and a
+        note deleted at one path and added at another with the same id, which git misses when
+        a small note is moved and edited at once (its bookkeeping lines are most of it)."""
+        return self._same_notes(self._changes(base, head), base, head)
+
+    def _same_notes(self, changes: list[FileChange], base: str | None, head: str | None) -> list[FileChange]:
+        """`changes` with each note that left one path and arrived at another, its id the
+        same (an id of its own, held by one note on each side), as one rename."""
+        gone = [c.path for c in changes if c.status == "D" and c.path.endswith(".md")]
+        new = [c.path for c in changes if c.status == "A" and c.path.endswith(".md")]
+        if base is None or not gone or not new:
+            return changes
+        was, now = _ids(self.contents(base, gone)), _ids(self.contents(head, new))
+        moved = {now[i]: was[i] for i in now.keys() & was.keys()}  # new path -> old path
+        olds = set(moved.values())
+        return [
+            FileChange("R", c.path, moved[c.path]) if c.status == "A" and c.path in moved else c
+            for c in changes
+            if not (c.status == "D" and c.path in olds)
+        ]
+
+    def _changes(self, base: str | None, head: str | None) -> list[FileChange]:
         old = base or self.empty_tree()
         args = ["diff", "--no-ext-diff", "--no-textconv", "--name-status", "-z", "-M", old]
         if head == STAGED:
@@ -326,6 +348,16 @@ def _name_status(out: str, git: Git) -> list[FileChange]:
         if path is not None:
             changes.append(FileChange("M" if status == "T" else status, path))
     return changes
+
+
+def _ids(files: dict[str, bytes | None]) -> dict[str, str]:
+    """id -> path of the notes among `files` with an id of their own, each held by one."""
+    held: dict[str, list[str]] = {}
+    for path, data in files.items():
+        parsed = parse_note(path, data) if data is not None else None
+        if isinstance(parsed, ParsedNote) and parsed.id and not parsed.id_derived:
+            held.setdefault(parsed.id, []).append(path)
+    return {note_id: paths[0] for note_id, paths in held.items() if len(paths) == 1}
 
 
 def _trailers(text: str) -> dict[str, list[str]]:
