@@ -85,6 +85,8 @@ def test_a_persons_uncommitted_edit_stops_sync_until_included(clones: tuple[Path
     refused = a("sync")
     assert refused.exit_code == 4 and refused.data["error"]["code"] == "conflict"
     assert refused.data["error"]["paths"] == [note["path"]]
+    told = a("sync", json_=False)  # "exit 4, naming the notes" (README) on a terminal too
+    assert told.exit_code == 4 and f"\n  {note['path']}\n" in told.stderr
     assert head(one) == before  # nothing committed, nothing pulled or pushed
     done = a.ok("sync", "--include-hand-edits")
     assert {c["by"] for c in done["commits"]} == {"alice", "hand"}

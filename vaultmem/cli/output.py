@@ -134,6 +134,10 @@ def error(code: str, message: str, json_mode: bool, details: dict[str, Any] | No
         sys.stdout.flush()
         return
     sys.stderr.write(f"vaultmem: error: {clean(message, inline=True)}\n")
+    # the notes an error names (`paths`, as in JSON): a person reads them here, one a line
+    paths = (details or {}).get("paths")
+    for path in paths if isinstance(paths, list) else ():
+        sys.stderr.write(f"  {clean(str(path), inline=True)}\n")
     sys.stderr.flush()
 
 
