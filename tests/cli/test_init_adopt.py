@@ -81,12 +81,14 @@ def test_adopt_leaves_a_users_own_hook_alone(tmp_path: Path) -> None:
 def test_adopt_human_output_lists_added_and_kept(tmp_path: Path) -> None:
     root = tmp_path / "obsidian"
     _obsidian_vault(root)
+    write(root, ".gitattributes", "*.png binary\n")
     res = Cli(tmp_path)("init", str(root), "--ghost", "alice", vault=False, json_=False)
     assert res.exit_code == 0, res.stderr
     out = res.stdout
     assert "Kept 3 existing note(s)" in out
     assert "Added: " in out and "vaultmem.toml" in out and "private/alice/" in out
     assert "Appended .vaultmem/ to: .gitignore" in out
+    assert "Appended the write journal's merge rule to: .gitattributes" in out  # not ".vaultmem/ to" it
     assert "left alone: shared/" in out
     assert "--examples" in out
     assert SECRET not in out + res.stderr

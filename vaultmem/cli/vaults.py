@@ -10,6 +10,9 @@ import typer
 from vaultmem.cli.common import GhostOpt, JsonOpt, VaultOpt, globals_of, json_mode
 from vaultmem.cli.output import clean, emit, safe
 from vaultmem.models import GhostsResult, InitResult
+from vaultmem.paths import STATE_DIR
+
+APPENDED = {".gitignore": f"{STATE_DIR}/", ".gitattributes": "the write journal's merge rule"}
 
 
 def _render_init(con: Any, data: InitResult) -> None:
@@ -25,9 +28,10 @@ def _render_init(con: Any, data: InitResult) -> None:
     con.print("Next: open it in Obsidian, `git init` it, and try `vaultmem note create --help`.", markup=False)
     if data.existing_notes:
         con.print(Text(f"Kept {data.existing_notes} existing note(s) as they were."))
-    for label, paths in (("Added", data.added), ("Appended .vaultmem/ to", data.appended)):
-        if paths:
-            con.print(Text(f"{label}: {listing(paths)}"))
+    if data.added:
+        con.print(Text(f"Added: {listing(data.added)}"))
+    for path in data.appended:  # the line each got: .gitattributes' is no `.vaultmem/`
+        con.print(Text(f"Appended {APPENDED.get(path, 'its line')} to: {listing([path])}"))
     if data.kept:
         con.print(Text("Already there, left alone: " + listing(data.kept)))
     if not data.examples:
@@ -60,8 +64,9 @@ def register(app: typer.Typer) -> None:
         """Create a new vault from the template: folders, vaultmem.toml, .gitignore, examples.
 
         In a folder that already holds notes (an existing Obsidian vault), init adds only
-        vaultmem.toml, the scope folders and the `.vaultmem/` rule in .gitignore (appended
-        once to an existing .gitignore); no examples unless --examples. Existing notes and
+        vaultmem.toml, the scope folders, the `.vaultmem/` rule in .gitignore and the write
+        journal's merge rule in .gitattributes (each appended once to an existing file); no
+        examples unless --examples. Existing notes and
         files are never changed. It lists what it added and what it kept. If vaultmem.toml
         already exists, init changes nothing and exits 4; use `vaultmem ghost add` to
         register more ghosts.
