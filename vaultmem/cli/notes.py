@@ -189,8 +189,8 @@ def register(app: typer.Typer) -> None:
         json_: JsonOpt = False,
     ) -> None:
         """Patch a note's front matter and/or body (memory_note_update)."""
-        from vaultmem.services.moves import update_named
         from vaultmem.services.notes import NotePatch
+        from vaultmem.services.retitles import update_named
 
         patch = NotePatch(
             title=title, sets=set_ or [], add_tags=add_tag or [], remove_tags=remove_tag or [],

@@ -203,8 +203,8 @@ def _create(a: Args, ghost: str | None) -> Plan:
 
 
 def _update(a: Args, ghost: str | None) -> Plan:
-    from vaultmem.services.moves import update_named
     from vaultmem.services.notes import NotePatch
+    from vaultmem.services.retitles import update_named
 
     if "body" in a and "append" in a:
         raise InvalidInput("use either body or append, not both")

@@ -20,7 +20,7 @@ from vaultmem.errors import Conflict, InvalidInput, NotFound, VaultmemError
 from vaultmem.index.catalog import names_met_by
 from vaultmem.index.resolve import NameEntry, name_key
 from vaultmem.index.statedb import NoteRecord
-from vaultmem.models import Move, MoveReport, WriteResult
+from vaultmem.models import Move, MoveReport
 from vaultmem.services.app import App, naming
 from vaultmem.services.lookup import find_note, location_of
 from vaultmem.services.notes import NotePatch, ensure_unique_title, update_note
@@ -35,7 +35,9 @@ from vaultmem.vault.writer import edit_note_text
 # --- moving files ---------------------------------------------------------------------------
 
 
-def _linking_sources(app: App, moves: Mapping[str, str], operator: bool) -> list[str]:
+def _linking_sources(
+    app: App, moves: Mapping[str, str], operator: bool, titles: Mapping[str, tuple[str, str]]
+) -> list[str]:
     """Notes whose links may need rewriting: the moved notes themselves (their relative
     markdown links), and those linking to a moved note — as the whole vault resolves the
     links (for the notes the mover cannot see) and as the mover does (index/views.py):
@@ -52,7 +54,20 @@ def _linking_sources(app: App, moves: Mapping[str, str], operator: bool) -> list
         sources.update(e.src for e in app.db.edges_to(old))
         if reader is not None:
             sources.update(src for src, _kind in reader.arrived.get(old, ()))
+    # And those linking by a retitled note's old title (or its new one: Relinker._shadowed).
+    met = names_met_by(NameEntry(p, "", t) for p, both in titles.items() for t in both)
+    sources.update(
+        s for s, target in app.db.edge_targets() if met(target) and _retitle_reaches(app, moves, operator, s)
+    )
     return sorted(sources)
+
+
+def _retitle_reaches(app: App, moves: Mapping[str, str], operator: bool, source: str) -> bool:
+    """Whether the links of `source` by a retitled note's old title follow the note: when it
+    moves too, in every note, as every link to a moved note (plan_moves); when only its title
+    changes, in the notes the caller may write, as an edit reaches: a title is vaultmem's
+    name for a note, no file name Obsidian keeps, and another's private link is theirs."""
+    return operator or bool(moves) or app.can_write(classify(source))
 
 
 def _rewritten(app: App, relinker: Relinker, source: str) -> tuple[str, str] | None:
@@ -87,20 +102,27 @@ CHANGED = "changed on disk meanwhile; links left as they were"
 UNWRITABLE = "could not be written; links left as they were"
 
 
-def plan_moves(app: App, moves: Mapping[str, str], operator: bool = False) -> MovePlan:
+def plan_moves(
+    app: App, moves: Mapping[str, str], operator: bool = False, titles: Mapping[str, tuple[str, str]] | None = None
+) -> MovePlan:
     """Each note whose links a move changes, with its new text. A moved note that would be
     too large after its own links are rewritten refuses the move here, before any file
     moves (the caller may write it, so naming it tells nothing); any other note that would
     be is left as it is, as one changed on disk is (carry_out): one linking note never
-    stops a move, nor names a note the caller may not see."""
+    stops a move, nor names a note the caller may not see. `titles`: path -> (old title,
+    new title) of a note retitled: the links that reached it by its old title follow it."""
     # Links are the vault's integrity, as Obsidian keeps them: every link to a moved note is
     # rewritten, in every note, whoever moves it. What the caller is told follows SPEC §3:
     # only the notes it may see. Each note is relinked among the notes every one of its
     # readers can see (its owner's view for a private note, what everyone sees for a shared
     # one) and, in a note the mover can see, among the notes the mover can see too (with full
     # paths): its new text never depends on a note hidden from a reader or from the mover.
+    # A retitled note's links by its old title are rewritten where _retitle_reaches: in
+    # another note, its old title resolves no more before than after.
+    titles = titles or {}
+    retitled = {p: new for p, (_old, new) in titles.items()}
     names = app.db.names()
-    relinkers: dict[tuple[str, bool], Relinker] = {}
+    relinkers: dict[tuple[str, bool, bool], Relinker] = {}
 
     def names_ok(source: str, dst: str) -> bool:
         return seen_by_readers_of(classify(source), classify(dst), app.config)
@@ -108,19 +130,20 @@ def plan_moves(app: App, moves: Mapping[str, str], operator: bool = False) -> Mo
     def relinker_for(source: str) -> Relinker:
         where = classify(source)
         mover_view = not operator and _visible(app, source)
-        key = (reader_token(where), mover_view)
+        old = 0 if _retitle_reaches(app, moves, operator, source) else 1  # the title it knew
+        key = (reader_token(where), mover_view, old == 0)
         if key not in relinkers:
             kept = [
-                n
-                for n in names
-                for loc in [classify(n[0])]
+                (p, i, titles[p][old] if p in titles else t, a)
+                for p, i, t, a in names
+                for loc in [classify(p)]
                 if seen_by_readers_of(where, loc, app.config) and (not mover_view or app.can_read(loc))
             ]
-            relinkers[key] = Relinker.build(kept, moves, short=operator, names_ok=names_ok)
+            relinkers[key] = Relinker.build(kept, moves, short=operator, names_ok=names_ok, titles=retitled)
         return relinkers[key]
 
     plan = MovePlan(moves, operator, {}, [])
-    for source in _linking_sources(app, moves, operator):
+    for source in _linking_sources(app, moves, operator, titles):
         changed = _rewritten(app, relinker_for(source), source)
         if changed is None:
             continue
@@ -146,9 +169,16 @@ def _fits(text: str) -> bool:
     return True
 
 
-def apply_moves(app: App, moves: Mapping[str, str], *, dry_run: bool, operator: bool = False) -> MoveReport:
+def apply_moves(
+    app: App,
+    moves: Mapping[str, str],
+    *,
+    dry_run: bool,
+    operator: bool = False,
+    titles: Mapping[str, tuple[str, str]] | None = None,
+) -> MoveReport:
     """Move notes (old path -> new path) and rewrite the links that pointed at them."""
-    return carry_out(app, plan_moves(app, moves, operator), dry_run=dry_run)
+    return carry_out(app, plan_moves(app, moves, operator, titles), dry_run=dry_run)
 
 
 def carry_out(app: App, plan: MovePlan, *, dry_run: bool) -> MoveReport:
@@ -157,7 +187,7 @@ def carry_out(app: App, plan: MovePlan, *, dry_run: bool) -> MoveReport:
     note that cannot be is left as it is and the rest go on: once a file has moved, a
     stop would leave links to it broken in the notes not yet rewritten."""
     moves, operator = plan.moves, plan.operator
-    if not moves:
+    if not moves and not plan.edits:
         return MoveReport([], [], [], dry_run)
     rows = app.db.by_paths(moves)
     report = MoveReport(
@@ -168,11 +198,12 @@ def carry_out(app: App, plan: MovePlan, *, dry_run: bool) -> MoveReport:
     )
     if dry_run:
         return report
-    found = {old: _sha256(app, old) for old in moves}  # what each move found, for the journal
-    for old, new in moves.items():
-        store.move_file(app.root, old, new)
-    app.wrote(list(moves) + list(moves.values()), was={old: sha for old, sha in found.items() if sha})
-    app.catch_up()
+    if moves:  # none for a retitle (services/retitles.py): only links change
+        found = {old: _sha256(app, old) for old in moves}  # what each move found, for the journal
+        for old, new in moves.items():
+            store.move_file(app.root, old, new)
+        app.wrote(list(moves) + list(moves.values()), was={old: sha for old, sha in found.items() if sha})
+        app.catch_up()
     for source, (before, after) in plan.edits.items():
         path = moves.get(source, source)
         tell = operator or _visible(app, source)
@@ -317,67 +348,6 @@ def move_note(app: App, ref: str, target: str, *, dry_run: bool = False) -> Move
         # title from the new name by itself: nothing to write, and no error after the move.
         update_note(app, new, NotePatch(title=new_stem))
     return report
-
-
-def update_named(
-    app: App, ref: str, patch: NotePatch, expect_version: int | None = None, **options: bool
-) -> WriteResult:
-    """`note update` (services/notes.py update_note), and a note named after its title
-    renamed after its new one (follow_title): what the CLI and MCP run. A new title is
-    checked free and taken in the naming turn (vault/writers.py)."""
-    if patch.title is not None:
-        return _retitled(app, ref, patch, expect_version, **options)
-    return _updated(app, ref, patch, expect_version, **options)
-
-
-@naming
-def _retitled(app: App, ref: str, patch: NotePatch, expect_version: int | None = None, **options: bool) -> WriteResult:
-    return _updated(app, ref, patch, expect_version, **options)
-
-
-def _updated(app: App, ref: str, patch: NotePatch, expect_version: int | None, **options: bool) -> WriteResult:
-    if patch.replaces_text:
-        app.catch_up()
-    old_title = find_note(app.db, ref, app.can_write).title if patch.replaces_text else None
-    result = update_note(app, ref, patch, expect_version, **options)
-    if old_title is None:
-        return result
-    try:
-        now = parse_note(result.path, store.read_file(app.root, result.path)[0])
-    except VaultmemError:
-        return result
-    if not isinstance(now, ParsedNote) or now.title == old_title:
-        return result
-    return follow_title(app, result, old_title, now.title)
-
-
-def follow_title(app: App, result: WriteResult, old_title: str, new_title: str) -> WriteResult:
-    """After a title change (`note update --title`): a note named after its title, as
-    Obsidian names notes (the title is the file name), takes the new title's name, every
-    link to it rewritten as `note move` does, so that `[[New title]]` typed in Obsidian
-    finds it. A note named otherwise keeps its name; so does one whose new name is taken
-    meanwhile (its title changed all the same)."""
-    folder, _, name = result.path.rpartition("/")
-    old_stem, stem = name[:-3], store.name_for_title(new_title)
-    named_after = store.name_for_title(old_title)
-    if old_stem == stem or not re.fullmatch(rf"{re.escape(named_after)}(?: \d{{1,3}})?", old_stem):
-        return result
-    try:
-        taken = {name_key(n) for n in os.listdir(app.root / folder)} - {name_key(name)}
-    except OSError:
-        return result
-    free = next((n for n in store.candidate_names(stem) if name_key(n) not in taken), None)
-    if free is None:
-        return result
-    new = f"{folder}/{free}" if folder else free
-    try:
-        apply_moves(app, {result.path: new}, dry_run=False)
-    except (Conflict, InvalidInput):  # taken meanwhile; too large with its own links rewritten
-        return result
-    # its own links to itself were rewritten too: a version more (apply_moves caught up)
-    rec = app.db.get(new)
-    version = max(result.version, rec.version) if rec is not None else result.version
-    return WriteResult(result.id, new, version, {**result.extra, "moved_from": result.path})
 
 
 def _check_retitle(app: App, rec: NoteRecord, plan: MovePlan, title: str) -> None:

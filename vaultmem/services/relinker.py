@@ -58,12 +58,17 @@ class Relinker:
         moves: Mapping[str, str],
         short: bool,
         names_ok: Callable[[str, str], bool] = lambda _source, _dst: True,
+        titles: Mapping[str, str] | None = None,
     ) -> Relinker:
         """`names`: the notes resolution may consider. A ghost's move passes the notes it
         can see and `short=False`, so what it writes never depends on a note it cannot see.
         A moved note whose title is its file name is renamed with it (services/moves.py
-        move_note; a note without a `title:` takes its new name by itself)."""
-        after = [(moves.get(p, p), i, _title_after(p, t, moves), a) for p, i, t, a in names]
+        move_note; a note without a `title:` takes its new name by itself). `titles`: path
+        (before the moves) -> new title of a note retitled (services/retitles.py)."""
+        titles = titles or {}
+        after = [
+            (moves.get(p, p), i, titles[p] if p in titles else _title_after(p, t, moves), a) for p, i, t, a in names
+        ]
         return cls(
             moves,
             Resolver(NameEntry(*n) for n in names),
