@@ -36,6 +36,11 @@ CASES = [
     ("comment-in-fence", "```\n%%\n```\n[[A]]\n```\n%%\n```", ["A"]),
     ("markdown-link", "%% [x](B.md) %% [y](C.md)", ["C.md"]),
     ("table-row", "| a | b |\n|---|---|\n| %%[[B]]%% | [[C\\|c]] |", ["C"]),
+    # a markdown link's destination holds no markdown (CommonMark): its `$` opens no math
+    ("dollar-in-urls", "[q](https://x.org/?$filter=a) [[A]] [r](https://x.org/?$top=5)", ["A"]),
+    ("dollar-in-paths", "[a](<Cost $x.md>) [[B]] [b](<y$.md>)", ["Cost $x.md", "B", "y$.md"]),
+    ("comment-in-url", "[q](https://x.org/a%%b) [[A]] [r](https://x.org/c%%d)", ["A"]),
+    ("math-around-a-link", "$[a](B.md)$ [[C]]", ["C"]),
 ]
 
 

@@ -14,7 +14,8 @@ its line and stops at the next `$`.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
 
 _OPENER_RE = re.compile(r"%%|<!--|\$\$|(?<!\\)\$")
 _CLOSERS = {"%%": "%%", "<!--": "-->", "$$": "$$"}
@@ -24,14 +25,21 @@ _CLOSERS = {"%%": "%%", "<!--": "-->", "$$": "$$"}
 _INLINE_MATH_RE = re.compile(r"\$[^\s$](?:[^$\n]*?[^\s\\$])?\$(?![$\d])")
 
 
-def hidden_spans(text: str) -> Iterator[tuple[int, int]]:
-    """(start, end) of every comment and math span of `text`, in order, not overlapping."""
+def hidden_spans(text: str, raw: Sequence[tuple[int, int]] = ()) -> Iterator[tuple[int, int]]:
+    """(start, end) of every comment and math span of `text`, in order, not overlapping.
+    `raw`: (start, end) of markdown link destinations, in order: a `$`, `%%` or `<!--` in
+    one opens nothing (`[q](https://x.org/?$top=5)`), as a destination holds no markdown."""
+    starts = [start for start, _ in raw]
     unclosed: set[str] = set()
     at = 0
     while True:
         m = _OPENER_RE.search(text, at)
         if m is None:
             return
+        inside = bisect_right(starts, m.start()) - 1
+        if inside >= 0 and m.start() < raw[inside][1]:
+            at = raw[inside][1]
+            continue
         opener = m.group(0)
         if opener == "$":
             math = _INLINE_MATH_RE.match(text, m.start())
@@ -49,11 +57,12 @@ def hidden_spans(text: str) -> Iterator[tuple[int, int]]:
         yield m.start(), at
 
 
-def blank_hidden(text: str) -> str:
-    """`text` with its comments and math made spaces, line breaks and offsets kept."""
+def blank_hidden(text: str, raw: Sequence[tuple[int, int]] = ()) -> str:
+    """`text` with its comments and math made spaces, line breaks and offsets kept (`raw`:
+    as hidden_spans takes it)."""
     out: list[str] = []
     at = 0
-    for start, end in hidden_spans(text):
+    for start, end in hidden_spans(text, raw):
         out.append(text[at:start])
         out.append("".join("\n" if c == "\n" else " " for c in text[start:end]))
         at = end

@@ -104,7 +104,8 @@ def strip_code(body: str, keep_offsets: bool = False) -> str:
     text = "\n".join(
         (" " * len(line) if keep_offsets else "") if code else line for line, code in zip(lines, mask, strict=True)
     )
-    return blank_hidden(_INLINE_CODE_RE.sub(lambda m: " " * len(m.group(0)), text))
+    text = _INLINE_CODE_RE.sub(lambda m: " " * len(m.group(0)), text)
+    return blank_hidden(text, [m.span(3) for m in _MD_LINK_RE.finditer(text)])
 
 
 def _wiki_link(embed: str, inner: str) -> Link | None:
