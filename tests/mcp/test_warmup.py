@@ -221,3 +221,18 @@ def test_a_watcher_whose_model_cannot_load_answers_bm25_with_the_reason(
         watcher.request_stop()
         thread.join(timeout=30)
     assert not thread.is_alive()
+
+
+def test_a_reference_search_whose_model_cannot_load_ranks_by_bm25(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As a search does: the topic's files ranked by BM25 alone, with the reason on stderr
+    (it failed with exit 1, embedding_unavailable, while `search` answered)."""
+    _model_gone(vault, monkeypatch)
+    (vault / "docs").mkdir()
+    (vault / "docs/roses.md").write_text("# Roses\n\nPrune roses in late winter.\n", encoding="utf-8")
+    (vault / "reference/garden.md").write_text(
+        '---\ntitle: Garden care\ntype: topic\nfiles: ["docs/*.md"]\n---\nGarden.\n', encoding="utf-8"
+    )
+    found = Cli(vault)("reference", "search", "garden", "when to prune roses", ghost="alice")
+    assert found.exit_code == 0, found.stdout + found.stderr
+    assert found.data["mode"] == "bm25" and [r["summary"]["path"] for r in found.data["results"]] == ["docs/roses.md"]
+    assert "could not be loaded" in found.stderr

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from vaultmem.errors import InvalidInput, NotFound, VaultmemError
+from vaultmem.index.embedder import Embedder, EmbeddingUnavailable
 from vaultmem.index.statedb import NoteRecord
 from vaultmem.models import MemoryResult, NoteSummary, ReferenceResult, TopicInfo
 from vaultmem.paths import StatePaths
@@ -115,6 +116,18 @@ def _result(
     return MemoryResult(summary, ranks=dict(item.ranks), distance=None if distance is None else round(distance, 4))
 
 
+def _embedder(app: App) -> Embedder | None:
+    """The embedding model, or None: none configured, or one that cannot be loaded, said
+    as a warning (the files are then ranked by BM25 alone, as `search` answers then)."""
+    if not app.indexes.embedding_choice().enabled:
+        return None
+    try:
+        return app.indexes.embedder()
+    except EmbeddingUnavailable as exc:
+        app.notice(f"warning: {exc.message}: ranked with BM25 only")
+        return None
+
+
 def reference_search(
     app: App, topic: str, question: str, limit: int | None = None, rrf_k: float | None = None, fresh: bool = False
 ) -> ReferenceResult:
@@ -144,7 +157,7 @@ def reference_search(
     bm25_paths, best_chunk, analyzer = bm25_ranking(files, question) if files else ([], {}, None)
     rankings: dict[str, list[str]] = {"bm25": bm25_paths}
     distances: dict[str, float] = {}
-    embedder = app.indexes.embedder() if app.indexes.embedding_choice().enabled else None
+    embedder = _embedder(app)
     if embedder is not None and files:
         dense_paths, dense_chunks, distances = dense_ranking(
             StatePaths(app.root).reference_embeddings, embedder, files, question
