@@ -143,3 +143,21 @@ def test_a_markdown_link_with_parentheses_in_its_path_is_kept(cli: Cli, vault: P
     assert _out(cli, "Ref") == ["shared/Meeting (draft).md"]
     cli.ok("note", "move", "Meeting (draft)", "Meeting final")
     assert ref.read_text(encoding="utf-8").endswith("[a](Meeting%20final.md) and [see [1]](Meeting%20final.md#Top)\n")
+
+
+def test_an_image_inside_a_link_follows_its_note(cli: Cli, vault: Path) -> None:
+    """A linked image (`[![alt](pic.png)](https://…)`, a badge): once a link's text could
+    hold brackets, the link was read whole and the image in it no more, so a move to another
+    folder left the image's path pointing from the old one (a broken image), and an image
+    of a note inside a link was no link."""
+    _note(vault, "shared/a/pic.png", None, "")
+    _note(vault, "shared/Other.md", "Other", "o")
+    _note(vault, "shared/a/Shown.md", "Shown", "s")
+    _note(vault, "shared/a/N.md", "N", "[![pic](pic.png)](https://example.com) [![s](Shown.md)](../Other.md)")
+    assert _out(cli, "N") == ["shared/Other.md", "shared/a/Shown.md"]
+    cli.ok("note", "move", "N", "shared/b/")
+    assert (
+        (vault / "shared/b/N.md")
+        .read_text(encoding="utf-8")
+        .endswith("[![pic](../a/pic.png)](https://example.com) [![s](../a/Shown.md)](../Other.md)\n")
+    )

@@ -95,6 +95,14 @@ def code_mask(body: str, lines: list[str]) -> list[bool]:
     return [f or i for f, i in zip(fenced, indented_code(lines, fenced), strict=True)]
 
 
+def markdown_links(text: str) -> Iterator[re.Match[str]]:
+    """Every markdown link and image of `text`, those inside another's text too: a linked
+    image (`[![alt](img.png)](https://…)`, a badge) is an image inside a link."""
+    for m in _MD_LINK_RE.finditer(text):
+        yield m
+        yield from _MD_LINK_RE.finditer(text, m.start(2), m.end(2))
+
+
 def strip_code(body: str, keep_offsets: bool = False) -> str:
     """The body with code blocks (fenced, indented) and inline code blanked out (line count
     kept), and comments and math too (vault/hidden.py); with `keep_offsets`, a code line
@@ -105,7 +113,7 @@ def strip_code(body: str, keep_offsets: bool = False) -> str:
         (" " * len(line) if keep_offsets else "") if code else line for line, code in zip(lines, mask, strict=True)
     )
     text = _INLINE_CODE_RE.sub(lambda m: " " * len(m.group(0)), text)
-    return blank_hidden(text, [m.span(3) for m in _MD_LINK_RE.finditer(text)])
+    return blank_hidden(text, sorted(m.span(3) for m in markdown_links(text)))
 
 
 def _wiki_link(embed: str, inner: str) -> Link | None:
@@ -160,7 +168,7 @@ def extract_links(body: str, code_free: str | None = None) -> list[Link]:
         link = _wiki_link(m.group(1), m.group(2))
         if link:
             links.append(link)
-    for m in _MD_LINK_RE.finditer(text):
+    for m in markdown_links(text):
         link = _markdown_link(m.group(1), m.group(2), m.group(3))
         if link:
             links.append(link)

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from urllib.parse import quote, unquote
 
 from vaultmem.vault.markdown import (
-    _MD_LINK_RE,
     _SCHEME_RE,
     _WIKI_RE,
     Link,
     _markdown_link,
     _wiki_link,
+    markdown_links,
     strip_code,
 )
 
@@ -60,7 +60,7 @@ def link_spans(body: str) -> list[LinkSpan]:
         link = _wiki_link(m.group(1), inner)
         if link is not None:
             spans.append(LinkSpan(m.start(2), m.start(2) + _wiki_target_end(inner), link))
-    for m in _MD_LINK_RE.finditer(masked):
+    for m in markdown_links(masked):
         href = body[m.start(3) : m.end(3)]
         link = _markdown_link(m.group(1), m.group(2), href)
         if link is None:
@@ -114,7 +114,7 @@ def attachment_hrefs(body: str) -> list[tuple[int, int, str]]:
     is among them (`[x](Note)`: a note or a file; a note's link is rewritten as a link)."""
     masked = mask_code(body)
     out = []
-    for m in _MD_LINK_RE.finditer(masked):
+    for m in markdown_links(masked):
         href = body[m.start(3) : m.end(3)]
         bare = href[1:-1] if href.startswith("<") and href.endswith(">") else href
         path = bare.split("#", 1)[0]
