@@ -403,3 +403,33 @@ def test_a_first_commit_credits_inits_example_notes_to_the_person(
     assert [c["by"] for c in commits] == ["person"]
     assert set(notes) <= set(commits[0]["paths"])
     assert not Cli(root).ok("commit")["commits"]  # nothing left over for `hand`
+
+
+def test_a_note_paired_by_id_with_another_ghost_s_private_note_shows_no_past(repo: Path) -> None:
+    """Git.changes pairs a note deleted at one path and added at another with the same id
+    as a move: a person who turned bob's private note into a shared one (new text, the id
+    kept) moved it. alice sees the shared note created there, never its private past: not
+    in history, not by get --at, not in review."""
+    cli = Cli(repo)
+    secret = create(cli, "Bob secret", "Bob's salary is 12345.", ghost="bob", scope="private")
+    cli.ok("commit")
+    before = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "rm", "-q", secret["path"])
+    (repo / "shared/Public.md").write_text(
+        f"---\nid: {secret['id']}\ntitle: Public\ntype: fact\n---\nA public fact about tea.\n", encoding="utf-8"
+    )
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "by hand")
+    for seen in (
+        cli.ok("history", "Public", ghost="alice"),
+        changes(cli, "HEAD~1..HEAD", "--by", "hand", ghost="alice"),
+    ):
+        assert "Bob secret" not in json.dumps(seen) and "12345" not in json.dumps(seen)
+    versions = cli.ok("history", "Public", ghost="alice")["versions"]
+    assert [(v["kind"], v["path"]) for v in versions] == [("created", "shared/Public.md")]
+    past = cli("get", "Public", "--at", before, ghost="alice")  # a commit of bob's alone: none of hers
+    assert past.exit_code in (3, 5) and "12345" not in past.stdout
+    review = by_title(changes(cli, "HEAD~1..HEAD", "--by", "hand", ghost="alice"))
+    assert (review["Public"]["kind"], review["Public"]["old_path"]) == ("created", None)
+    mine = cli.ok("history", "Public", ghost="bob")["versions"]  # bob's own past: followed
+    assert [v["kind"] for v in mine] == ["moved", "created"] and mine[-1]["path"] == secret["path"]
