@@ -161,3 +161,16 @@ def test_an_image_inside_a_link_follows_its_note(cli: Cli, vault: Path) -> None:
         .read_text(encoding="utf-8")
         .endswith("[![pic](../a/pic.png)](https://example.com) [![s](../a/Shown.md)](../Other.md)\n")
     )
+
+
+def test_a_link_without_md_to_a_name_with_a_dot_keeps_md(cli: Cli, vault: Path) -> None:
+    """`[laws](Laws)` and a move to `Laws v1.2.md`: written `[laws](Laws%20v1.2)`, it read as
+    a link to a `.2` file, no note (names_a_note): the graph lost it and the next move left
+    it pointing at a name no file has. Such a name keeps its `.md`."""
+    _note(vault, "shared/Laws.md", "Laws", "l")
+    physics = _note(vault, "shared/Physics.md", "Physics", "[laws](Laws)")
+    cli.ok("note", "move", "Laws", "Laws v1.2")
+    assert physics.read_text(encoding="utf-8").endswith("[laws](Laws%20v1.2.md)\n")
+    assert _out(cli, "Physics") == ["shared/Laws v1.2.md"]
+    cli.ok("note", "move", "Laws v1.2", "Laws final")
+    assert physics.read_text(encoding="utf-8").endswith("[laws](Laws%20final.md)\n")

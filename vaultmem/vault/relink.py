@@ -21,6 +21,7 @@ from vaultmem.vault.markdown import (
     _markdown_link,
     _wiki_link,
     markdown_links,
+    names_a_note,
     strip_code,
 )
 
@@ -101,9 +102,11 @@ def folder_of(path: str) -> str:
 def markdown_target(source: str, path: str, angle: bool, extension: bool = True) -> str:
     """A markdown link's href from note `source` to `path`: relative, spaces and brackets
     percent-encoded (or kept inside `<…>`), as Obsidian writes markdown links; without
-    `.md` when not `extension` (as the link was typed: `[x](Note)`)."""
+    `.md` when not `extension` (as the link was typed: `[x](Note)`), unless the name
+    without it reads as another file's (`Laws v1.2`: a `.2` file, no note link)."""
     rel = posixpath.relpath(path, folder_of(source) or ".")
-    rel = rel if extension or not rel.lower().endswith(".md") else rel[:-3]
+    bare = rel[:-3] if rel.lower().endswith(".md") else rel
+    rel = bare if not extension and names_a_note(bare) else rel
     return rel if angle else quote(rel, safe="/!$&'*+,;=:@~-._")
 
 
