@@ -433,3 +433,9 @@ def test_a_note_paired_by_id_with_another_ghost_s_private_note_shows_no_past(rep
     assert (review["Public"]["kind"], review["Public"]["old_path"]) == ("created", None)
     mine = cli.ok("history", "Public", ghost="bob")["versions"]  # bob's own past: followed
     assert [v["kind"] for v in mine] == ["moved", "created"] and mine[-1]["path"] == secret["path"]
+    # and alice's revert of the commit undoes a creation, as her history tells it: it neither
+    # refuses (which would tell her the note came from a place hidden from her) nor names bob's
+    undo = cli("revert", "HEAD", "--dry-run", ghost="alice")
+    assert undo.exit_code == 0, undo.stdout
+    assert [(r["path"], r["action"]) for r in undo.data["restored"]] == [("shared/Public.md", "deleted")]
+    assert secret["path"] not in undo.stdout and "Bob secret" not in undo.stdout

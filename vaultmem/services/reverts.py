@@ -108,6 +108,10 @@ def _plan(app: App, git: Git, sha: str, only: str | None = None, unplaced: list[
             continue
         before_path = f.old_path or (f.path if f.status != "A" else None)
         after_path = f.path if f.status != "D" else None
+        if f.old_path and not app.can_write(classify(f.old_path)) and app.can_write(classify(f.path)):
+            # it came into the caller's view here (a person published bob's note): created,
+            # as its history tells it (history.visible_steps), not a change hidden from it
+            before_path = None
         if before_path and before_path.startswith(".trash/"):
             before_path = None
         if after_path and after_path.startswith(".trash/"):
