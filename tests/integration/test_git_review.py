@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Cli
+from vaultmem.services.reverts import LEFT_RELINKED as REVERT_LEFT_RELINKED
 from vaultmem.services.reverts import UNPLACED_REASON
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -439,3 +440,31 @@ def test_a_note_paired_by_id_with_another_ghost_s_private_note_shows_no_past(rep
     assert undo.exit_code == 0, undo.stdout
     assert [(r["path"], r["action"]) for r in undo.data["restored"]] == [("shared/Public.md", "deleted")]
     assert secret["path"] not in undo.stdout and "Bob secret" not in undo.stdout
+
+
+@pytest.mark.parametrize("dry", [True, False])
+def test_a_revert_of_a_move_says_the_links_it_rewrote_in_a_note_it_left(repo: Path, dry: bool) -> None:
+    """A move's revert whose linking note a person edited since: that note's undo conflicts,
+    and the move back rewrites its links all the same. It said "left as it is" of a note whose
+    links it rewrote."""
+    cli = Cli(repo)
+    create(cli, "Target", "t")
+    linking = create(cli, "L", "see [[Target]]")
+    cli.ok("commit")
+    cli.ok("note", "move", "Target", "Moved T", ghost="alice")
+    cli.ok("commit")
+    path = repo / linking["path"]
+    path.write_text(path.read_text() + "\nperson adds [[Moved T]]\n")  # a person, after the move
+    cli.ok("commit")
+    res = cli("revert", "HEAD~1", *(["--dry-run"] if dry else []), ghost="alice")
+    assert res.exit_code == 4, res.stdout
+    assert [r["action"] for r in res.data["restored"]] == ["moved back from shared/Moved T.md"]
+    assert "links" not in res.data["restored"][0]
+    (conflict,) = res.data["conflicts"]
+    assert conflict["path"] == linking["path"]
+    assert conflict["reason"].endswith(REVERT_LEFT_RELINKED), conflict["reason"]
+    text = path.read_text()
+    if dry:
+        assert "[[Moved T]]" in text and (repo / "shared/Moved T.md").exists()
+    else:
+        assert "[[Target]]" not in text and "[[Moved T]]" not in text and (repo / "shared/Target.md").exists()

@@ -85,6 +85,10 @@ def revert(
         for step in plan:
             outcome = _undo(app, git, *step, dry_run, left if dry_run else None)
             (conflicts if "reason" in outcome else restored).append(outcome)
+    relinked = {path for outcome in restored for path in outcome.pop("links", ())}
+    for conflict in conflicts:  # its text stayed, but a move back rewrote its links: say so
+        if conflict["path"] in relinked and conflict["reason"].endswith(LEFT):
+            conflict["reason"] = conflict["reason"][: -len(LEFT)] + LEFT_RELINKED
     review = None
     if dry_run:
         parent = seen_parent(app, git, commits[-1], mine)
@@ -92,6 +96,8 @@ def revert(
     return RevertResult(dry_run, restored, conflicts, review)
 
 
+LEFT = "; left as it is"
+LEFT_RELINKED = "; its text left as it is, its links to a note moved back rewritten to follow it"
 UNPLACED_REASON = "in no ghost's, project's or shared folder (lint names it): move it to one to undo it; not undone"
 Step = tuple[str | None, bytes | None, str | None, bytes | None]  # before path, bytes; after path, bytes
 Left = dict[str, tuple[str | None, bytes | None]]  # note id -> its path and bytes (None: deleted)
@@ -203,11 +209,11 @@ def _undo(
     if before_path and after_path and before_path != after_path and now_path == after_path:
         if (app.root / before_path).exists():
             return {"id": note_id, "path": now_path, "reason": f"moved by the commit; {before_path} is taken now"}
-        if not dry_run:
-            apply_moves(app, {now_path: before_path}, dry_run=False)
+        # its links follow it back (those the caller may see are named): a dry run says which
+        relinked = apply_moves(app, {now_path: before_path}, dry_run=dry_run).links_updated
         if left is not None:
             left[note_id] = (before_path, left[note_id][1])
-        return {"id": note_id, "path": before_path, "action": f"moved back from {now_path}"}
+        return {"id": note_id, "path": before_path, "action": f"moved back from {now_path}", "links": relinked}
     return {"id": note_id, "path": now_path, "action": action}
 
 
