@@ -45,20 +45,20 @@ def _linking_sources(
     reaches among all notes is hidden from it. Missing those would tell it so. A child
     counts: its `parent` may be a link (`parent: "[[Note]]"`), which Obsidian rewrites."""
     sources = set(moves)
-    # And those with a link a moved note may now take from the note it reaches: its new
-    # file name, nearer to them (`[[X]]` beside a note moved to `X.md`), Relinker._shadowed.
-    met = names_met_by(NameEntry(new, "", "") for new in moves.values())
-    sources.update(src for src, target in app.db.edge_targets() if met(target))
     reader = None if operator else app.reader_links()
     for old in moves:
         sources.update(e.src for e in app.db.edges_to(old))
         if reader is not None:
             sources.update(src for src, _kind in reader.arrived.get(old, ()))
-    # And those linking by a retitled note's old title (or its new one: Relinker._shadowed).
-    met = names_met_by(NameEntry(p, "", t) for p, both in titles.items() for t in both)
-    sources.update(
-        s for s, target in app.db.edge_targets() if met(target) and _retitle_reaches(app, moves, operator, s)
-    )
+    # And, in one pass over the link texts: those with a link a moved note may now take from
+    # the note it reaches (its new file name nearer to them: `[[X]]` beside a note moved to
+    # `X.md`, Relinker._shadowed), and those linking by a retitled note's old title (or its
+    # new one) where _retitle_reaches.
+    moved = names_met_by(NameEntry(new, "", "") for new in moves.values())
+    retitled = names_met_by(NameEntry(p, "", t) for p, both in titles.items() for t in both)
+    for src, target in app.db.edge_targets():
+        if moved(target) or (titles and retitled(target) and _retitle_reaches(app, moves, operator, src)):
+            sources.add(src)
     return sorted(sources)
 
 

@@ -25,6 +25,11 @@ _CLOSERS = {"%%": "%%", "<!--": "-->", "$$": "$$"}
 _INLINE_MATH_RE = re.compile(r"\$[^\s$](?:[^$\n]*?[^\s\\$])?\$(?![$\d])")
 
 
+def hides_any(text: str) -> bool:
+    """Whether `text` holds an opener at all (most notes do not: no work for them)."""
+    return _OPENER_RE.search(text) is not None
+
+
 def hidden_spans(text: str, raw: Sequence[tuple[int, int]] = ()) -> Iterator[tuple[int, int]]:
     """(start, end) of every comment and math span of `text`, in order, not overlapping.
     `raw`: (start, end) of markdown link destinations, in order: a `$`, `%%` or `<!--` in

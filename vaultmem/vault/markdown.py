@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from vaultmem.vault.hidden import blank_hidden
+from vaultmem.vault.hidden import blank_hidden, hides_any
 from vaultmem.vault.indented_code import indented_code
 
 _FENCE_RE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
@@ -113,6 +113,8 @@ def strip_code(body: str, keep_offsets: bool = False) -> str:
         (" " * len(line) if keep_offsets else "") if code else line for line, code in zip(lines, mask, strict=True)
     )
     text = _INLINE_CODE_RE.sub(lambda m: " " * len(m.group(0)), text)
+    if not hides_any(text):  # most notes: no second scan for link destinations
+        return text
     return blank_hidden(text, sorted(m.span(3) for m in markdown_links(text)))
 
 
